@@ -1,0 +1,50 @@
+"""The ``admitdx`` command line: one thin function per verb; the work happens in the library.
+
+Each area registers its verbs from its own module. Errors the user can fix (bad input data, a
+refused endpoint, a missing extra) end with a message and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from admitdx import __version__
+from admitdx.cli import build, data, demo, llm, predict, scoring, synth
+from admitdx.errors import AdmitdxError
+
+app = typer.Typer(
+    name="admitdx",
+    help="Build, run and score admission-time diagnosis benchmarks on MIMIC-IV-shaped EHR data.\n\n"
+    "Example: admitdx demo",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"admitdx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """admitdx: build → predict → match → score → report."""
+
+
+for _area in (data, synth, build, llm, predict, scoring, demo):
+    _area.register(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except AdmitdxError as e:
+        Console(stderr=True).print(f"[bold red]error:[/] {e}", highlight=False)
+        sys.exit(e.exit_code)

@@ -1,0 +1,65 @@
+"""Line-delimited JSON: the on-disk format of instances, predictions and matches.
+
+Writers append one record per line and flush, so a killed process leaves every completed line
+intact; readers skip a final partial line (the one a kill may cut) and report it instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """One canonical line: sorted keys would reorder sections, so keep insertion order; no NaN."""
+    return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    """Write records to ``path`` (replacing it); return the number written."""
+    n = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for record in records:
+            f.write(dumps(record) + "\n")
+            n += 1
+    return n
+
+
+def drop_partial_tail(path: Path) -> bool:
+    """Cut a final line that lacks its newline (left by a kill mid-write); True if one was cut.
+
+    Call this before appending to a file a previous run may have been killed while writing.
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with path.open("rb+") as f:
+        data = f.read()
+        if data.endswith(b"\n"):
+            return False
+        f.truncate(data.rfind(b"\n") + 1)
+    return True
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one record and flush it to the OS, so a crash loses at most the record in flight."""
+    with path.open("a", encoding="utf-8") as f:
+        f.write(dumps(record) + "\n")
+        f.flush()
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield records; a truncated last line (an interrupted append) is skipped, any other bad line raises."""
+    with path.open("r", encoding="utf-8") as f:
+        lines = f.readlines()
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines) - 1 and not line.endswith("\n"):
+                return  # the write a kill interrupted; the resumed run redoes it
+            raise

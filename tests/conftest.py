@@ -1,0 +1,40 @@
+"""Shared fixtures: the real MIMIC-IV demo, and small synthetic roots and datasets built once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DEMO = REPO.parent / "shared" / "data" / "mimic-iv-demo"
+
+
+@pytest.fixture(scope="session")
+def demo_dir() -> Path:
+    """The open MIMIC-IV demo (hosp + ed), from $ADMITDX_DEMO_DIR or ../shared beside the repo."""
+    path = Path(os.environ.get("ADMITDX_DEMO_DIR", DEFAULT_DEMO))
+    if not (path / "hosp").is_dir():
+        pytest.skip(f"MIMIC-IV demo not found at {path} (set ADMITDX_DEMO_DIR)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def synthetic_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 300-patient synthetic MIMIC-IV root (seed 7), generated once per test session."""
+    from admitdx.sources.synthetic import generate_synthetic
+
+    out = tmp_path_factory.mktemp("synth") / "mimic"
+    generate_synthetic(out, patients=300, seed=7)
+    return out
+
+
+@pytest.fixture(scope="session")
+def synthetic_dataset(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The EarlyDx dataset built with default parameters from ``synthetic_root``."""
+    from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
+
+    out = tmp_path_factory.mktemp("earlydx")
+    build_earlydx(synthetic_root, out, EarlyDxParams())
+    return out
