@@ -1,128 +1,97 @@
-"""DuckDB views over a MIMIC-IV root as PhysioNet distributes it.
+"""DuckDB views over a MIMIC-IV root as PhysioNet distributes it (or as ``data convert`` wrote it).
 
-A root holds module folders (``hosp/``, ``ed/``, ``note/``, ``ecg/``, ``echo/``, also ``icu/``),
-possibly nested under versioned names (``mimic-iv-3.1/hosp``, ``mimic-iv-ed-2.2/ed``), with tables
-as ``.csv.gz``, ``.csv`` or ``.parquet``. Each table becomes a view ``<module>.<table>`` (the
-same names as MIMIC's own Postgres schemas, without the ``mimiciv_`` prefix), so builders write
-plain SQL such as ``SELECT ... FROM ed.edstays JOIN hosp.admissions USING (hadm_id)`` and DuckDB
-streams the files; nothing is loaded into Python.
+Each table becomes a typed view ``<module>.<table>`` (the names of MIMIC's own Postgres schemas
+without the ``mimiciv_`` prefix), so builders write plain SQL such as
+``SELECT ... FROM ed.edstays JOIN hosp.admissions USING (hadm_id)`` and DuckDB streams the files;
+nothing is loaded into Python. Column types come from :mod:`admitdx.sources.schema` (ids INTEGER,
+codes VARCHAR, ``*time`` TIMESTAMP, ``*date`` DATE), never from sniffing.
+
+A value that cannot be converted only shows when a query reads it; run queries through
+:meth:`MimicSource.execute` or inside :meth:`MimicSource.translate_errors` to get an InputError that
+names the table, column and row instead of a raw DuckDB exception.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from admitdx.errors import InputError
+from admitdx.sources.files import TableFile, discover_tables
+from admitdx.sources.readers import quote_ident, read_header, translate_error, view_sql
+from admitdx.sources.schema import REQUIRED_MODULES
 
-MODULES = ("hosp", "ed", "note", "ecg", "echo", "icu")
-REQUIRED_MODULES = ("hosp", "ed")
-SUFFIXES = (".parquet", ".csv.gz", ".csv")  # preference order when a table exists in several forms
-
-# Release folders whose tables sit at the top rather than in a module folder (ECG, ECHO).
-_RELEASE_PREFIXES = {"ecg": "mimic-iv-ecg", "echo": "mimic-iv-echo"}
-
-
-@dataclass(frozen=True)
-class TableFile:
-    module: str
-    table: str
-    path: Path
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.module}.{self.table}"
-
-    @property
-    def format(self) -> str:
-        return "parquet" if self.path.suffix == ".parquet" else "csv"
-
-
-def _table_name(path: Path) -> str | None:
-    name = path.name
-    for suffix in SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)].replace("-", "_")
-    return None
-
-
-def _module_of(folder: Path) -> str | None:
-    name = folder.name.lower()
-    if name in MODULES:
-        return name
-    return next((m for m, prefix in _RELEASE_PREFIXES.items() if name.startswith(prefix)), None)
-
-
-def _module_dirs(root: Path, max_depth: int = 3) -> dict[str, Path]:
-    """Find each module's folder under ``root``, looking a few levels down for versioned nesting."""
-    found: dict[str, Path] = {}
-    frontier = [root]
-    for _ in range(max_depth):
-        deeper: list[Path] = []
-        for d in frontier:
-            for child in sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
-                module = _module_of(child)
-                if module and module not in found and _has_tables(child):
-                    found[module] = child
-                else:
-                    deeper.append(child)
-        frontier = deeper
-    return found
-
-
-def _has_tables(d: Path) -> bool:
-    return any(_table_name(p) for p in d.iterdir() if p.is_file())
-
-
-def discover_tables(root: Path) -> dict[str, TableFile]:
-    """Map ``module.table`` to its file, choosing Parquet over gzip CSV over CSV."""
-    root = Path(root)
-    if not root.is_dir():
-        raise InputError(f"{root} is not a directory", hint="pass the folder that holds hosp/ and ed/")
-    tables: dict[str, TableFile] = {}
-    for module, folder in _module_dirs(root).items():
-        for path in sorted(folder.iterdir()):
-            name = _table_name(path)
-            if not name or not path.is_file():
-                continue
-            key = f"{module}.{name}"
-            if key in tables and SUFFIXES.index(_suffix(tables[key].path)) <= SUFFIXES.index(_suffix(path)):
-                continue
-            tables[key] = TableFile(module, name, path)
-    return tables
-
-
-def _suffix(path: Path) -> str:
-    return next(s for s in SUFFIXES if path.name.endswith(s))
+__all__ = ["REQUIRED_MODULES", "MimicSource", "TableFile", "discover_tables", "open_mimic"]
 
 
 class MimicSource:
-    """An in-memory DuckDB connection with one view per discovered table.
+    """An in-memory DuckDB connection with one typed view per discovered table.
 
-    ``con`` is the connection; ``tables`` maps ``module.table`` to its file. Views read the files
-    lazily, so opening a full MIMIC-IV root costs milliseconds.
+    ``con`` is the connection; ``tables`` maps ``module.table`` to its file; ``columns`` maps it to
+    the file's column names and stored types. With ``strict=False`` a table whose file cannot be
+    read at all (empty, corrupt gzip, no header) gets no view and its error is kept in
+    ``unreadable`` instead of being raised; ``data check`` uses that to report every problem at once.
     """
 
-    def __init__(self, root: Path, *, threads: int | None = None, memory_limit: str | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+        strict: bool = True,
+    ) -> None:
         self.root = Path(root)
-        self.tables = discover_tables(self.root)
+        self.tables: dict[str, TableFile] = discover_tables(self.root)
+        self.columns: dict[str, list[tuple[str, str]]] = {}
+        self.unreadable: dict[str, InputError] = {}
         self.con = duckdb.connect(":memory:")
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         if memory_limit:
             self.con.execute(f"SET memory_limit = '{memory_limit}'")
         for module in sorted({t.module for t in self.tables.values()}):
-            self.con.execute(f'CREATE SCHEMA IF NOT EXISTS "{module}"')
-        for t in self.tables.values():
-            self.con.execute(f'CREATE VIEW "{t.module}"."{t.table}" AS SELECT * FROM {_reader_sql(t)}')
+            self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(module)}")
+        for key, tf in self.tables.items():
+            try:
+                header = read_header(tf, self.con)
+            except InputError as e:
+                if strict:
+                    self.con.close()
+                    raise
+                self.unreadable[key] = e
+                continue
+            self.columns[key] = header
+            self.con.execute(
+                f"CREATE VIEW {quote_ident(tf.module)}.{quote_ident(tf.table)} AS {view_sql(tf, header)}"
+            )
 
     def has(self, qualified: str) -> bool:
-        return qualified in self.tables
+        """Whether ``module.table`` exists and has a view."""
+        return qualified in self.columns
 
     def modules(self) -> set[str]:
-        return {t.module for t in self.tables.values()}
+        return {self.tables[k].module for k in self.columns}
+
+    def column_names(self, qualified: str) -> list[str]:
+        return [name for name, _ in self.columns[qualified]]
+
+    @contextmanager
+    def translate_errors(self) -> Iterator[None]:
+        """Turn DuckDB read errors raised inside the block into InputErrors naming table/column/row."""
+        try:
+            yield
+        except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.IOException) as e:
+            raise translate_error(e, self.tables) from e
+
+    def execute(self, sql: str, params: Any = None) -> duckdb.DuckDBPyConnection:
+        """``con.execute`` with read errors translated; the result is ready to ``fetch*``."""
+        with self.translate_errors():
+            return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
 
     def close(self) -> None:
         self.con.close()
@@ -134,29 +103,12 @@ class MimicSource:
         self.close()
 
 
-# Columns that must stay text although they often look numeric (ICD-9 codes keep leading zeros).
-_TEXT_COLUMNS = {
-    "diagnoses_icd": ("icd_code",),
-    "d_icd_diagnoses": ("icd_code",),
-    "procedures_icd": ("icd_code",),
-    "d_icd_procedures": ("icd_code",),
-    "diagnosis": ("icd_code",),
-}
-
-
-def _reader_sql(t: TableFile) -> str:
-    path = str(t.path).replace("'", "''")
-    if t.format == "parquet":
-        return f"read_parquet('{path}')"
-    # All columns typed by sniffing the whole file would cost a full scan of labevents; sample and
-    # let ID / code columns stay text where MIMIC stores them as text (icd_code keeps leading zeros).
-    types = ", ".join(f"'{c}': 'VARCHAR'" for c in _TEXT_COLUMNS.get(t.table, ()))
-    return (
-        f"read_csv('{path}', header=true, auto_detect=true, sample_size=20480, "
-        f"types={{{types}}}, nullstr='', quote='\"', escape='\"')"
-    )
-
-
-def open_mimic(root: Path, **kwargs: object) -> MimicSource:
-    """Open a MIMIC-IV root (real, synthetic or converted) as DuckDB views ``<module>.<table>``."""
-    return MimicSource(Path(root), **kwargs)  # type: ignore[arg-type]
+def open_mimic(
+    root: Path,
+    *,
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    strict: bool = True,
+) -> MimicSource:
+    """Open a MIMIC-IV root (real, synthetic or converted) as typed DuckDB views ``<module>.<table>``."""
+    return MimicSource(Path(root), threads=threads, memory_limit=memory_limit, strict=strict)

@@ -1,0 +1,133 @@
+"""Typed DuckDB readers for MIMIC-IV table files, and DuckDB errors turned into InputErrors.
+
+CSV columns get their types from the documented schema instead of DuckDB's sniffer: sniffing a
+sample would, for example, read ICD-9 ``icd_code`` as an integer (losing ``'0010'``'s zeros) or a
+mostly-empty time column as VARCHAR, and only a full-file sniff (a full scan of labevents) would be
+safe. The header is read in Python (one line), so a file's own column order is kept and extra,
+undocumented columns come through as VARCHAR. Parquet columns are cast to the schema's types too,
+so a view has the same types whichever file form backs it.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import re
+import zlib
+
+import duckdb
+
+from admitdx.errors import InputError
+from admitdx.sources.files import TableFile
+
+UNKNOWN_COLUMN_TYPE = "VARCHAR"
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _sql_str(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def read_header(tf: TableFile, con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """The file's columns as ``(name, stored type)``, lower-cased, in file order.
+
+    CSV stored types are ``"VARCHAR"`` (text on disk). Raises InputError for an empty file, a
+    corrupt gzip, an unreadable header or an unreadable Parquet footer.
+    """
+    if tf.path.stat().st_size == 0:
+        raise InputError("empty file (0 bytes)", table=tf.qualified, hint=f"re-download {tf.path.name}")
+    if tf.format == "parquet":
+        try:
+            rows = con.execute(
+                f"SELECT name, type FROM (DESCRIBE SELECT * FROM read_parquet({_sql_str(str(tf.path))}))"
+            ).fetchall()
+        except duckdb.Error as e:
+            raise InputError(
+                f"unreadable Parquet file {tf.path}: {_first_line(e)}", table=tf.qualified
+            ) from e
+        return [(name.lower(), ctype) for name, ctype in rows]
+    try:
+        opener = gzip.open if tf.gzipped else open
+        with opener(tf.path, "rb") as raw:
+            first = raw.readline()
+    except (OSError, EOFError, zlib.error) as e:
+        raise InputError(
+            f"corrupt gzip file {tf.path}: {e}", table=tf.qualified, hint=f"re-download {tf.path.name}"
+        ) from e
+    text = first.decode("utf-8-sig", errors="replace").strip()
+    if not text:
+        raise InputError(f"empty file {tf.path}: no header line", table=tf.qualified)
+    names = next(csv.reader(io.StringIO(text)))
+    if not all(_NAME.match(n.strip()) for n in names):
+        raise InputError(
+            f"unreadable CSV {tf.path}: the first line is not a header of column names: {text[:80]!r}",
+            table=tf.qualified,
+        )
+    return [(n.strip().lower(), "VARCHAR") for n in names]
+
+
+def view_sql(tf: TableFile, header: list[tuple[str, str]]) -> str:
+    """``SELECT`` over the file with schema types (undocumented columns: VARCHAR / stored type)."""
+    types = tf.schema.types if tf.schema else {}
+    path = _sql_str(str(tf.path))
+    if tf.format == "parquet":
+        cols = ", ".join(
+            f"CAST({quote_ident(n)} AS {types[n]}) AS {quote_ident(n)}"
+            if n in types and types[n] != t
+            else quote_ident(n)
+            for n, t in header
+        )
+        return f"SELECT {cols} FROM read_parquet({path})"
+    if not tf.schema:  # a table MIMIC does not document: let DuckDB sniff, header and dialect fixed
+        return f"SELECT * FROM read_csv({path}, header=true, delim=',', quote='\"', escape='\"', nullstr='')"
+    columns = ", ".join(f"{_sql_str(n)}: {_sql_str(types.get(n, UNKNOWN_COLUMN_TYPE))}" for n, _ in header)
+    return (
+        f"SELECT * FROM read_csv({path}, header=true, auto_detect=false, delim=',', quote='\"', "
+        f"escape='\"', nullstr='', columns={{{columns}}})"
+    )
+
+
+_COLUMN = re.compile(r'converting column "([^"]+)"')
+_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_VALUE = re.compile(r"Could not convert string \"(.{0,60})\"[^']*to '([A-Z ]+)'")
+_COLUMNS_FOUND = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def translate_error(e: duckdb.Error, tables: dict[str, TableFile]) -> InputError:
+    """Name the table, column and row of a DuckDB read error (cast failure, corrupt gzip, bad CSV).
+
+    DuckDB reports CSV *file lines* counting the header as line 1; the row given is the data row
+    (line − 1), which equals the file line minus one unless an earlier quoted field spans lines.
+    """
+    msg = str(e)
+    tf = next((t for t in tables.values() if str(t.path) in msg), None)
+    table = tf.qualified if tf else None
+    hint = f"fix or re-download {tf.path.name}, then run `admitdx data check`" if tf else None
+    line = int(m.group(1)) if (m := _LINE.search(msg)) else None
+    row = line - 1 if line else None
+    where = f" at file line {line}" if line else ""
+    if (col := _COLUMN.search(msg)) is not None:
+        val = _VALUE.search(msg)
+        what = (
+            f"value {val.group(1)!r} is not a valid {val.group(2)}" if val else "a value cannot be converted"
+        )
+        return InputError(f"{what}{where}", table=table, column=col.group(1), row=row, hint=hint)
+    if "gzip" in msg.lower() or "zlib" in msg.lower():
+        return InputError(f"corrupt gzip file: {_first_line(e)}", table=table, hint=hint)
+    if (cnt := _COLUMNS_FOUND.search(msg)) is not None:
+        return InputError(
+            f"unreadable CSV{where}: expected {cnt.group(1)} fields, found {cnt.group(2)}",
+            table=table,
+            row=row,
+            hint=hint,
+        )
+    return InputError(f"cannot read{where}: {_first_line(e)}", table=table, row=row, hint=hint)
