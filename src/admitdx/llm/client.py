@@ -1,0 +1,350 @@
+"""The OpenAI-compatible chat client every LLM-driven stage goes through.
+
+Public API (used by the predictor, the auditors, the rationale teacher and the LLM judge)::
+
+    client = LLMClient(LLMConfig(base_url=..., model=...), allow_hosts=[...])
+    c = client.complete_json(messages, schema)            # one call, blocking
+    for i, c in client.map([ChatRequest(messages, schema), ...]):   # many, as each completes
+        ...
+    async for i, c in client.amap(requests): ...          # the same inside an event loop
+
+Each :class:`Completion` has ``raw`` (the model's text, always kept), ``parsed`` (tolerantly decoded
+JSON or list, or None), ``parse_error``, ``usage``, ``latency_s`` and ``cached``.
+
+The wire protocol is plain ``POST {base_url}/chat/completions`` over httpx, which keeps every
+server-specific detail visible here: the two structured-output dialects (vLLM/OpenAI
+``json_schema`` and llama-cpp-python's ``json_object`` + ``schema``), ``Retry-After``, and what
+counts as a transient failure. Transient failures — 408, 409, 429, 5xx, timeouts, dropped
+connections, truncated or non-JSON response bodies — are retried with exponential backoff and
+jitter (tenacity), honouring ``Retry-After`` when the server sends one. A model answer that is
+valid HTTP but not parseable as the requested output is *not* retried: it is the model's answer,
+kept with its parse error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from admitdx.errors import UsageError
+from admitdx.llm.cache import ResponseCache, cache_key
+from admitdx.llm.config import LLMConfig
+from admitdx.llm.egress import AllowedHost, check_egress, parse_allow_hosts
+from admitdx.llm.parse import parse_output
+
+RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+class TransientError(Exception):
+    """A failure worth retrying: an HTTP status in RETRY_STATUSES or 5xx, or an unreadable body."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after_s: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+class LLMCallError(UsageError):
+    """The server refused the request or kept failing after every retry."""
+
+
+class CacheMissError(UsageError):
+    """Cache-only mode met a request the cache does not hold."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat call. ``key_extra`` (e.g. the prompt template's name and hash) enters the cache key."""
+
+    messages: list[dict[str, str]]
+    schema: dict[str, Any] | None = None
+    key_extra: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    raw: str
+    parsed: Any
+    parse_error: str | None
+    usage: dict[str, Any] | None
+    latency_s: float | None
+    cached: bool
+    finish_reason: str | None = None
+
+
+@dataclass
+class ClientStats:
+    """Counters of one client's life: what a rerun from cache must show as ``model_calls == 0``."""
+
+    model_calls: int = 0
+    http_attempts: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    parse_failures: int = 0
+    dialect_switches: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header: delta-seconds or an HTTP date; None if absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_transient(exc: BaseException) -> bool:
+    return isinstance(exc, TransientError | httpx.TimeoutException | httpx.TransportError)
+
+
+def response_format(schema: dict[str, Any], dialect: str) -> dict[str, Any] | None:
+    """The ``response_format`` body field for a schema in the given server dialect."""
+    if dialect == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "output", "schema": schema, "strict": True}}
+    if dialect == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+class LLMClient:
+    """Calls one endpoint with bounded concurrency, retries and a shared response cache.
+
+    The egress guard runs in the constructor, so a refused endpoint fails before any work starts;
+    ``egress`` is the decision record for the manifest.
+    """
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        allow_hosts: list[AllowedHost] | list[dict[str, Any]] | None = None,
+        cache: ResponseCache | None = None,
+    ) -> None:
+        self.config = config
+        self.egress = check_egress(config.base_url, parse_allow_hosts(allow_hosts))
+        if cache is None and config.cache_path is not None:
+            cache = ResponseCache(config.cache_path)
+        self.cache = cache
+        self.stats = ClientStats()
+        self.dialect = "json_schema" if config.structured == "auto" else config.structured
+        self._url = config.base_url.rstrip("/") + "/chat/completions"
+
+    # ----------------------------------------------------------------- one call
+    def request_identity(self, req: ChatRequest) -> dict[str, Any]:
+        """What the cache key hashes (see cache.py for what is left out and why)."""
+        return {
+            "model": self.config.model,
+            "model_revision": self.config.model_revision,
+            "messages": req.messages,
+            "params": self.config.sampling(),
+            "schema": req.schema,
+            "extra": req.key_extra,
+        }
+
+    async def acomplete(self, http: httpx.AsyncClient, req: ChatRequest) -> Completion:
+        identity = self.request_identity(req)
+        key = cache_key(identity)
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None:
+            self.stats.cache_hits += 1
+            return self._completion(hit.raw, hit.usage, hit.latency_s, cached=True, finish=hit.finish_reason)
+        if self.config.cache_only:
+            raise CacheMissError(
+                f"cache-only mode: no cached answer for a request to {self.config.model} (key {key[:12]}…)",
+                hint="run once without cache_only to fill the cache, or point cache_path at the published cache",
+            )
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.config.retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception(_is_transient),
+            before_sleep=self._count_retry,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    raw, usage, latency, finish = await self._post(http, req)
+        except (TransientError, httpx.TransportError, httpx.TimeoutException) as e:
+            raise LLMCallError(
+                f"{self.config.base_url} kept failing after {self.config.retries} retries: {e!r}",
+                hint="check that the server is up (or raise `retries`); finished outputs are kept, rerun to resume",
+            ) from e
+        self.stats.model_calls += 1
+        if self.cache is not None:
+            self.cache.put(key, identity, raw, usage=usage, latency_s=latency, finish_reason=finish)
+        return self._completion(raw, usage, latency, cached=False, finish=finish)
+
+    def _completion(self, raw: str, usage: Any, latency: float | None, *, cached: bool, finish: Any) -> Completion:
+        parsed = parse_output(raw)
+        if not parsed.ok:
+            self.stats.parse_failures += 1
+        return Completion(raw, parsed.value, parsed.error, usage, latency, cached, finish)
+
+    def _wait(self, state: Any) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        after = getattr(exc, "retry_after_s", None)
+        if after is not None:
+            return min(after, self.config.backoff_max_s)
+        return wait_random_exponential(multiplier=self.config.backoff_initial_s, max=self.config.backoff_max_s)(
+            state
+        )
+
+    def _count_retry(self, state: Any) -> None:
+        self.stats.retries += 1
+
+    async def _post(self, http: httpx.AsyncClient, req: ChatRequest) -> tuple[str, Any, float, Any]:
+        body: dict[str, Any] = {"model": self.config.model, "messages": req.messages, **self.config.sampling()}
+        dialect = self.dialect
+        if req.schema is not None and (fmt := response_format(req.schema, dialect)) is not None:
+            body["response_format"] = fmt
+        self.stats.http_attempts += 1
+        t0 = time.perf_counter()
+        resp = await http.post(self._url, json=body)
+        latency = time.perf_counter() - t0
+        status = resp.status_code
+        self.stats.by_status[str(status)] = self.stats.by_status.get(str(status), 0) + 1
+        if status >= 400 and "response_format" in body and self._rejects_json_schema(status, resp.text):
+            # llama-cpp-python refuses the json_schema form (with HTTP 500, not 400): use its dialect.
+            self.dialect = "json_object"
+            self.stats.dialect_switches += 1
+            return await self._post(http, req)
+        if status in RETRY_STATUSES or status >= 500:
+            raise TransientError(
+                f"HTTP {status}", status=status, retry_after_s=parse_retry_after(resp.headers.get("retry-after"))
+            )
+        if status >= 400:
+            raise LLMCallError(
+                f"{self._url} answered HTTP {status}: {resp.text[:300]}",
+                hint="check model name, API key and structured-output dialect (`structured:` option)",
+            )
+        try:
+            data = resp.json()
+            choice = data["choices"][0]
+            raw = choice["message"].get("content") or ""
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, IndexError, TypeError) as e:
+            raise TransientError(f"unreadable response body ({type(e).__name__}): {resp.text[:120]!r}") from e
+        return raw, data.get("usage"), latency, choice.get("finish_reason")
+
+    def _rejects_json_schema(self, status: int, text: str) -> bool:
+        """In ``auto`` mode: does this error say the server does not know ``json_schema``?"""
+        return (
+            self.config.structured == "auto"
+            and self.dialect == "json_schema"
+            and status in (400, 422, 500)
+            and "json_object" in text
+            and "json_schema" in text
+        )
+
+    def _http(self) -> httpx.AsyncClient:
+        n = self.config.concurrency
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(self.config.timeout_s, connect=min(10.0, self.config.timeout_s)),
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+            headers={"Authorization": f"Bearer {self.config.api_key()}"},
+        )
+
+    # ----------------------------------------------------------------- many calls
+    async def amap(self, requests: Iterable[ChatRequest]) -> AsyncIterator[tuple[int, Completion]]:
+        """Yield ``(index, completion)`` as each finishes, with at most ``concurrency`` in flight.
+
+        Requests are pulled lazily from the iterable, so a 100k-instance run never holds more than
+        ``concurrency`` prompts in memory. The first non-transient error stops the batch and is raised.
+        """
+        source = iter(enumerate(requests))
+        done: asyncio.Queue[tuple[int, Completion] | BaseException | None] = asyncio.Queue()
+
+        async def worker(http: httpx.AsyncClient) -> None:
+            try:
+                for i, req in source:
+                    await done.put((i, await self.acomplete(http, req)))
+            except Exception as e:
+                await done.put(e)
+            finally:
+                await done.put(None)
+
+        async with self._http() as http:
+            workers = [asyncio.create_task(worker(http)) for _ in range(self.config.concurrency)]
+            try:
+                running = len(workers)
+                while running:
+                    item = await done.get()
+                    if item is None:
+                        running -= 1
+                    elif isinstance(item, BaseException):
+                        raise item
+                    else:
+                        yield item
+            finally:
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+
+    def map(self, requests: Iterable[ChatRequest]) -> Iterator[tuple[int, Completion]]:
+        """Blocking form of :meth:`amap` for synchronous callers (a system's ``predict``).
+
+        The event loop runs in a background thread; closing the iterator early (an exception, a
+        Ctrl-C in the consumer) cancels the requests in flight and joins the thread.
+        """
+        out: queue.Queue[tuple[int, Completion] | BaseException | None] = queue.Queue(maxsize=1024)
+
+        async def pump() -> None:
+            try:
+                async for item in self.amap(requests):
+                    out.put(item)
+            except Exception as e:
+                out.put(e)
+            finally:
+                out.put(None)
+
+        loop = asyncio.new_event_loop()
+        main = loop.create_task(pump())
+
+        def run() -> None:
+            try:
+                loop.run_until_complete(main)
+            except asyncio.CancelledError:
+                pass  # cancelled because the consumer stopped early; nothing left to report
+            finally:
+                loop.close()
+
+        thread = threading.Thread(target=run, name="admitdx-llm", daemon=True)
+        thread.start()
+        try:
+            while (item := out.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            if thread.is_alive():
+                # The loop may finish between the check and the call; then there is nothing to cancel.
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(main.cancel)
+                while thread.is_alive():  # drain so a blocked put() cannot keep the thread alive
+                    with contextlib.suppress(queue.Empty):
+                        out.get(timeout=0.05)
+                thread.join()
+
+    def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, Any] | None = None, **key_extra: Any
+    ) -> Completion:
+        """One blocking call (for scripts and the judge's single questions)."""
+        req = ChatRequest(messages, schema, key_extra or None)
+        [(_, completion)] = list(self.map([req]))
+        return completion

@@ -1,0 +1,118 @@
+"""Per-system LLM settings: where the model is, how to sample, how hard to push the server.
+
+One :class:`LLMConfig` describes one endpoint + model. It comes from a system's block in the
+``admitdx predict --config`` YAML file (``systems: {NAME: {kind: llm, base_url: ..., model: ...}}``)
+or from command-line options, through :meth:`LLMConfig.from_options`, which rejects unknown keys so
+that a typo (``temprature``) is an error rather than a silent default.
+
+Defaults follow EarlyDx appendix K: greedy decoding (temperature 0) for inference, the verifier and
+the judge; the rationale teacher overrides it with 0.3. ``max_tokens`` defaults to 1500, CliniBench's
+cap for guided JSON output (EarlyDx allows 2048 new tokens; set it per system when reasoning is long).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from admitdx.errors import UsageError
+
+StructuredDialect = Literal["auto", "json_schema", "json_object", "none"]
+
+DEFAULT_CACHE_PATH = Path(".admitdx-cache") / "llm.sqlite"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Connection, sampling and resilience settings of one OpenAI-compatible endpoint.
+
+    ``structured`` chooses how a JSON schema is sent: ``json_schema`` is the OpenAI/vLLM/SGLang
+    form, ``json_object`` is llama-cpp-python's (``{"type": "json_object", "schema": ...}``),
+    ``none`` sends no constraint (the output is still parsed tolerantly), and ``auto`` starts with
+    ``json_schema`` and switches to ``json_object`` for the rest of the run the first time the
+    server rejects it with a 400/422.
+
+    ``model_revision`` names the exact weights (a GGUF file hash, a Hugging Face revision, an API
+    snapshot date): it enters the cache key next to ``model``, because a server alias such as
+    ``gpt-4o`` or ``local`` says nothing about which weights answered.
+    """
+
+    base_url: str = "http://127.0.0.1:8080/v1"
+    model: str = "local"
+    model_revision: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1500
+    seed: int | None = 0
+    top_p: float | None = None
+    concurrency: int = 8
+    timeout_s: float = 120.0
+    retries: int = 8
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 60.0
+    structured: StructuredDialect = "auto"
+    cache_path: Path | None = DEFAULT_CACHE_PATH
+    cache_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise UsageError(f"concurrency must be at least 1 (got {self.concurrency})")
+        if self.retries < 0:
+            raise UsageError(f"retries must be 0 or more (got {self.retries})")
+        if self.structured not in ("auto", "json_schema", "json_object", "none"):
+            raise UsageError(
+                f"structured must be auto, json_schema, json_object or none (got {self.structured!r})"
+            )
+        if self.cache_only and self.cache_path is None:
+            raise UsageError("cache_only needs a cache_path to read from")
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> LLMConfig:
+        """Build from a YAML/CLI mapping; unknown keys are an error that lists the known ones."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise UsageError(
+                f"unknown LLM option(s): {', '.join(unknown)}",
+                hint=f"known options: {', '.join(sorted(known))}",
+            )
+        kw = dict(options)
+        if kw.get("cache_path") is not None:
+            kw["cache_path"] = Path(kw["cache_path"])
+        return cls(**kw)
+
+    def with_overrides(self, **changes: Any) -> LLMConfig:
+        return replace(self, **changes)
+
+    def api_key(self) -> str:
+        """The key from ``api_key_env``; local servers accept any string, so "none" is sent then."""
+        if not self.api_key_env:
+            return "none"
+        value = os.environ.get(self.api_key_env)
+        if not value:
+            raise UsageError(
+                f"environment variable {self.api_key_env} (api_key_env) is not set",
+                hint=f"export {self.api_key_env}=... before running, or drop api_key_env for a local server",
+            )
+        return value
+
+    def sampling(self) -> dict[str, Any]:
+        """The request parameters that change the output, and therefore enter the cache key."""
+        params: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.seed is not None:
+            params["seed"] = self.seed
+        if self.top_p is not None:
+            params["top_p"] = self.top_p
+        return params
+
+    def identity(self) -> dict[str, Any]:
+        """What the manifest records about the model (never the API key)."""
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "model_revision": self.model_revision,
+            "structured": self.structured,
+            **self.sampling(),
+        }
