@@ -43,14 +43,12 @@ def read_header(tf: TableFile, con: duckdb.DuckDBPyConnection) -> list[tuple[str
         raise InputError("empty file (0 bytes)", table=tf.qualified, hint=f"re-download {tf.path.name}")
     if tf.format == "parquet":
         try:
-            rows = con.execute(
-                f"SELECT name, type FROM (DESCRIBE SELECT * FROM read_parquet({_sql_str(str(tf.path))}))"
-            ).fetchall()
-        except duckdb.Error as e:
+            rows = con.execute(f"DESCRIBE SELECT * FROM read_parquet({_sql_str(str(tf.path))})").fetchall()
+        except (duckdb.IOException, duckdb.InvalidInputException) as e:
             raise InputError(
                 f"unreadable Parquet file {tf.path}: {_first_line(e)}", table=tf.qualified
             ) from e
-        return [(name.lower(), ctype) for name, ctype in rows]
+        return [(str(r[0]).lower(), str(r[1])) for r in rows]
     try:
         opener = gzip.open if tf.gzipped else open
         with opener(tf.path, "rb") as raw:

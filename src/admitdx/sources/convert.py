@@ -1,0 +1,180 @@
+"""``admitdx data convert``: a typed, subject-sorted Parquet copy of a MIMIC-IV root.
+
+Each table is streamed by DuckDB ``COPY (SELECT * FROM <typed view> ORDER BY ...) TO ... (FORMAT
+parquet)``; nothing passes through Python, and DuckDB spills the sort to ``<out>/.duckdb_tmp`` when a
+table (full labevents: 158 M rows) does not fit in memory. The output keeps the module layout
+(``<out>/hosp/labevents.parquet``, ``<out>/ecg/record_list.parquet``) with lower-case MIMIC column
+names and the schema's types, so :func:`admitdx.sources.mimic.open_mimic` reads it exactly like the
+CSV original, only faster: timestamps are already parsed and rows of one patient sit together, so
+per-subject filters skip whole row groups.
+
+Why sorted by ``subject_id`` then the table's first time column: builders select a cohort of
+subjects and read their events in time order; Parquet row-group min/max statistics on the leading
+sort key turn those filters into skipped reads. Order among rows that tie on both keys is unspecified.
+
+Resuming: each Parquet file records the size and modification time of the file it was made from
+(key-value metadata ``admitdx_source``); a rerun skips tables whose source is unchanged, so an
+interrupted conversion continues where it stopped. Files are written under a temporary name and
+renamed when complete, so an interruption never leaves a half-written table behind.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from admitdx.errors import InputError, UsageError
+from admitdx.runs import write_manifest
+from admitdx.sources.files import TableFile
+from admitdx.sources.mimic import MimicSource, open_mimic
+from admitdx.sources.readers import quote_ident
+
+DEFAULT_COMPRESSION = "zstd"
+COMPRESSIONS = ("zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed")
+DEFAULT_ROW_GROUP_SIZE = 122_880  # DuckDB's default: ~1 M-row groups would weaken subject skipping
+_TIME_TYPES = ("TIMESTAMP", "DATE")
+
+
+@dataclass(frozen=True)
+class ConvertedTable:
+    qualified: str
+    path: Path
+    rows: int
+    seconds: float
+    source_bytes: int
+    skipped: bool  # already converted from the same source file by an earlier run
+
+
+def _source_stamp(tf: TableFile) -> str:
+    stat = tf.path.stat()
+    return f"{tf.path.name} size={stat.st_size} mtime_ns={stat.st_mtime_ns}"
+
+
+def sort_keys(tf: TableFile, columns: list[str]) -> list[str]:
+    """``subject_id`` then the first documented time column; dictionaries sort by their first column."""
+    keys = ["subject_id"] if "subject_id" in columns else columns[:1]
+    if tf.schema:
+        first_time = next(
+            (c.name for c in tf.schema.columns if c.type in _TIME_TYPES and c.name in columns), None
+        )
+        if first_time:
+            keys.append(first_time)
+    return keys
+
+
+def _already_converted(con: duckdb.DuckDBPyConnection, target: Path, stamp: str) -> int | None:
+    """Row count of ``target`` if it was made from the same source file, else None."""
+    if not target.exists():
+        return None
+    path = str(target).replace("'", "''")
+    meta = con.execute(
+        f"SELECT value::VARCHAR FROM parquet_kv_metadata('{path}') WHERE key::VARCHAR = 'admitdx_source'"
+    ).fetchone()
+    if not meta or meta[0] != stamp:
+        return None
+    rows = con.execute(f"SELECT sum(num_rows) FROM parquet_file_metadata('{path}')").fetchone()
+    return int(rows[0]) if rows and rows[0] is not None else 0
+
+
+def _require_columns(source: MimicSource) -> None:
+    """Refuse to convert a table that lacks a documented required column (the copy would lack it too)."""
+    for key, header in source.columns.items():
+        schema = source.tables[key].schema
+        names = {n for n, _ in header}
+        missing = [c for c in (schema.required_columns if schema else ()) if c not in names]
+        if missing:
+            raise InputError(
+                f"required column {missing[0]} is missing",
+                table=key,
+                column=missing[0],
+                hint="run `admitdx data check` to see every problem of this root",
+            )
+
+
+def convert_mimic(
+    root: Path,
+    out: Path,
+    *,
+    compression: str = DEFAULT_COMPRESSION,
+    row_group_size: int = DEFAULT_ROW_GROUP_SIZE,
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    on_start: Callable[[TableFile], None] | None = None,
+    on_done: Callable[[ConvertedTable], None] | None = None,
+) -> list[ConvertedTable]:
+    """Write ``<out>/<module>/<table>.parquet`` for every table under ``root``; returns one record per table.
+
+    Raises InputError for unreadable input (naming table, column and row of a value that does not
+    convert) and UsageError when ``out`` is the input root itself.
+    """
+    root, out = Path(root), Path(out)
+    if out.resolve() == root.resolve():
+        raise UsageError("--out must differ from --mimic", hint="write the Parquet copy to a new folder")
+    if compression not in COMPRESSIONS:
+        raise UsageError(
+            f"unknown Parquet compression {compression!r}", hint=f"use one of {', '.join(COMPRESSIONS)}"
+        )
+    results: list[ConvertedTable] = []
+    with open_mimic(root, threads=threads, memory_limit=memory_limit) as source:
+        _require_columns(source)
+        spill = out / ".duckdb_tmp"
+        source.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
+        # Smallest first: quick tables finish early and the progress estimate settles sooner.
+        for key in sorted(source.columns, key=lambda k: source.tables[k].path.stat().st_size):
+            tf = source.tables[key]
+            if on_start:
+                on_start(tf)
+            result = _convert_table(source, tf, out, compression, row_group_size)
+            results.append(result)
+            if on_done:
+                on_done(result)
+        shutil.rmtree(spill, ignore_errors=True)
+    write_manifest(
+        out,
+        stage="convert",
+        inputs={
+            "root": str(root.resolve()),
+            "compression": compression,
+            "row_group_size": row_group_size,
+            "tables": {r.qualified: _source_stamp(source.tables[r.qualified]) for r in results},
+        },
+        outputs={"tables": {r.qualified: r.rows for r in results}},
+    )
+    return results
+
+
+def _convert_table(
+    source: MimicSource, tf: TableFile, out: Path, compression: str, row_group_size: int
+) -> ConvertedTable:
+    target = out / tf.module / f"{tf.table}.parquet"
+    stamp = _source_stamp(tf)
+    size = tf.path.stat().st_size
+    started = time.perf_counter()
+    done = _already_converted(source.con, target, stamp)
+    if done is not None:
+        return ConvertedTable(tf.qualified, target, done, time.perf_counter() - started, size, True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.partial")
+    order = ", ".join(
+        f"{quote_ident(k)} NULLS LAST" for k in sort_keys(tf, source.column_names(tf.qualified))
+    )
+    view = f"{quote_ident(tf.module)}.{quote_ident(tf.table)}"
+    stamp_sql = stamp.replace("'", "''")
+    partial_sql = str(partial).replace("'", "''")
+    try:
+        with source.translate_errors():
+            row = source.con.execute(
+                f"COPY (SELECT * FROM {view} ORDER BY {order}) TO '{partial_sql}' "
+                f"(FORMAT parquet, COMPRESSION {compression}, ROW_GROUP_SIZE {int(row_group_size)}, "
+                f"KV_METADATA {{admitdx_source: '{stamp_sql}'}})"
+            ).fetchone()
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    rows = int(row[0]) if row else 0
+    return ConvertedTable(tf.qualified, target, rows, time.perf_counter() - started, size, False)
