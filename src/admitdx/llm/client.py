@@ -168,7 +168,7 @@ class LLMClient:
         if self.config.cache_only:
             raise CacheMissError(
                 f"cache-only mode: no cached answer for a request to {self.config.model} (key {key[:12]}…)",
-                hint="run once without cache_only to fill the cache, or point cache_path at the published cache",
+                hint="run once without cache_only to fill the cache, or use a published cache_path",
             )
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.config.retries + 1),
@@ -184,14 +184,16 @@ class LLMClient:
         except (TransientError, httpx.TransportError, httpx.TimeoutException) as e:
             raise LLMCallError(
                 f"{self.config.base_url} kept failing after {self.config.retries} retries: {e!r}",
-                hint="check that the server is up (or raise `retries`); finished outputs are kept, rerun to resume",
+                hint="check that the server is up (or raise `retries`); finished outputs are kept: rerun",
             ) from e
         self.stats.model_calls += 1
         if self.cache is not None:
             self.cache.put(key, identity, raw, usage=usage, latency_s=latency, finish_reason=finish)
         return self._completion(raw, usage, latency, cached=False, finish=finish)
 
-    def _completion(self, raw: str, usage: Any, latency: float | None, *, cached: bool, finish: Any) -> Completion:
+    def _completion(
+        self, raw: str, usage: Any, latency: float | None, *, cached: bool, finish: Any
+    ) -> Completion:
         parsed = parse_output(raw)
         if not parsed.ok:
             self.stats.parse_failures += 1
@@ -202,15 +204,19 @@ class LLMClient:
         after = getattr(exc, "retry_after_s", None)
         if after is not None:
             return min(after, self.config.backoff_max_s)
-        return wait_random_exponential(multiplier=self.config.backoff_initial_s, max=self.config.backoff_max_s)(
-            state
-        )
+        return wait_random_exponential(
+            multiplier=self.config.backoff_initial_s, max=self.config.backoff_max_s
+        )(state)
 
     def _count_retry(self, state: Any) -> None:
         self.stats.retries += 1
 
     async def _post(self, http: httpx.AsyncClient, req: ChatRequest) -> tuple[str, Any, float, Any]:
-        body: dict[str, Any] = {"model": self.config.model, "messages": req.messages, **self.config.sampling()}
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": req.messages,
+            **self.config.sampling(),
+        }
         dialect = self.dialect
         if req.schema is not None and (fmt := response_format(req.schema, dialect)) is not None:
             body["response_format"] = fmt
@@ -227,7 +233,9 @@ class LLMClient:
             return await self._post(http, req)
         if status in RETRY_STATUSES or status >= 500:
             raise TransientError(
-                f"HTTP {status}", status=status, retry_after_s=parse_retry_after(resp.headers.get("retry-after"))
+                f"HTTP {status}",
+                status=status,
+                retry_after_s=parse_retry_after(resp.headers.get("retry-after")),
             )
         if status >= 400:
             raise LLMCallError(

@@ -40,7 +40,9 @@ class AllowedHost:
         host = str(data.get("host") or "").strip().lower()
         attestation = str(data.get("attestation") or "").strip()
         if not host:
-            raise UsageError("an allow_hosts entry has no host", hint="write `- host: NAME` with an attestation")
+            raise UsageError(
+                "an allow_hosts entry has no host", hint="write `- host: NAME` with an attestation"
+            )
         if not attestation:
             raise UsageError(
                 f"allow_hosts entry for {host} has no attestation",

