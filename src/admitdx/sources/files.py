@@ -1,8 +1,8 @@
 """Finding MIMIC-IV module folders and table files under a root, however PhysioNet nested them.
 
 A root as downloaded holds module folders (``hosp/``, ``ed/``, ``note/``, ``icu/``), often nested
-under versioned release names (``mimic-iv-3.1/hosp``, ``mimic-iv-ed-2.2/ed``,
-``mimic-iv-note-deidentified-free-text-clinical-notes-2.2/note``). The ECG and ECHO releases put
+under versioned release names (``mimic-iv-3.1/hosp``, ``physionet.org/files/mimic-iv/3.1/hosp``,
+``mimic-iv-ed-2.2/ed``, ``mimic-iv-note-deidentified-free-text-clinical-notes-2.2/note``). The ECG and ECHO releases put
 their CSVs at the top of the release folder (``mimic-iv-ecg-…-1.0/record_list.csv``), so a folder
 whose name starts with ``mimic-iv-ecg`` / ``mimic-iv-echo`` is that module's folder. Table files are
 ``.parquet``, ``.csv.gz`` or ``.csv``; when one table exists in several forms Parquet wins (it is
@@ -21,9 +21,8 @@ SUFFIXES = (".parquet", ".csv.gz", ".csv")  # preference order when a table exis
 
 # Release folders whose tables sit at the top rather than in a module folder (ECG, ECHO).
 _RELEASE_PREFIXES = {"ecg": "mimic-iv-ecg", "echo": "mimic-iv-echo"}
-# Folders never searched for modules: WFDB waveform / DICOM trees hold hundreds of thousands of dirs.
-_SKIP_DIRS = {"files", "waveforms", "dicom"}
-MAX_DEPTH = 3
+# Deep enough for wget's layout: physionet.org/files/mimic-iv/3.1/hosp.
+MAX_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def module_dirs(root: Path, max_depth: int = MAX_DEPTH) -> dict[str, Path]:
                 module = _module_of(child)
                 if module and module not in found and _has_tables(child):
                     found[module] = child
-                elif child.name.lower() not in _SKIP_DIRS:
+                elif not module:  # never walk into a module's own WFDB / DICOM tree (files/p1000/...)
                     deeper.append(child)
         frontier = deeper
     return found
