@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from admitdx import __version__
-from admitdx.cli import build, data, demo, llm, predict, scoring, synth
+from admitdx.cli import build, data, demo, llm, matching, predict, scoring, synth
 from admitdx.errors import AdmitdxError
 
 app = typer.Typer(
@@ -38,7 +38,7 @@ def _root(
     """admitdx: build → predict → match → score → report."""
 
 
-for _area in (data, synth, build, llm, predict, scoring, demo):
+for _area in (data, synth, build, llm, predict, matching, scoring, demo):
     _area.register(app)
 
 

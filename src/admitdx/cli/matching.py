@@ -1,0 +1,139 @@
+"""``admitdx match`` (pair predictions with references) and ``admitdx agree`` (compare two matchers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from admitdx.errors import UsageError
+from admitdx.matching import MATCHERS, create_matcher
+from admitdx.matching.agreement import compare_matches, export_review_sample
+from admitdx.matching.runner import build_tasks, load_matches, run_matcher
+
+
+def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
+    """Matcher parameters: the YAML mapping in ``config``, then each ``KEY=VALUE`` (YAML-typed) on top."""
+    params: dict[str, Any] = {}
+    if config is not None:
+        if not config.exists():
+            raise UsageError(f"config file {config} not found")
+        loaded = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        if not isinstance(loaded, dict):
+            raise UsageError(
+                f"{config} must hold a mapping of matcher parameters", hint="e.g. `threshold: 0.6`"
+            )
+        params.update(loaded)
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--param {item!r} is not KEY=VALUE", hint="e.g. --param threshold=0.6")
+        params[key.strip()] = yaml.safe_load(value)
+    return params
+
+
+def match(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
+    predictions: Annotated[Path, typer.Option("--predictions", help="Predictions directory of one system.")],
+    matcher: Annotated[str, typer.Option("--matcher", help=f"One of: {', '.join(MATCHERS)}.")],
+    config: Annotated[
+        Path | None, typer.Option("--config", help="YAML mapping of matcher parameters.")
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", help="Matcher parameter KEY=VALUE (repeatable; overrides --config)."),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="Output name (matches/NAME.jsonl); default: the matcher name."),
+    ] = None,
+) -> None:
+    """Pair each prediction with the references it names, one-to-one, into PREDICTIONS/matches/NAME.jsonl.
+
+    Matchers: exact (normalised text), embedding (calibrated cosine threshold), icd (text → ICD code,
+    category or full), llm_judge (a model returns the pairs; `--param local=true` starts the bundled
+    llama.cpp server), manual (a filled-in review CSV: `--param csv=review.csv`).
+    Cached by content: a rerun recomputes nothing that has not changed; Ctrl-C keeps finished work.
+
+    Example: admitdx match --dataset runs/earlydx --predictions runs/pred/knn-bm25 --matcher embedding
+    """
+    console = Console(stderr=True)
+    m = create_matcher(matcher, **_params(config, param or []))
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            bar = progress.add_task(f"matching ({m.name})", total=None)
+            run = run_matcher(
+                m,
+                dataset,
+                predictions,
+                label=name,
+                on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            )
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: finished matches are kept; rerun the same command to continue")
+        raise typer.Exit(130) from None
+    finally:
+        m.close()
+    extra = {
+        k: v for k, v in run.summary.items() if k in ("unmapped_share", "judge_errors", "parse_failures")
+    }
+    console.print(
+        f"{run.summary['label']}: {run.summary['instances']} instances ({run.computed} computed, "
+        f"{run.cached} from cache), {run.summary['pairs']} pairs"
+        + "".join(f", {k} {v:.3g}" if isinstance(v, float) else f", {k} {v}" for k, v in extra.items())
+        + f" → {run.path}"
+    )
+
+
+def agree(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
+    predictions: Annotated[Path, typer.Option("--predictions", help="Predictions directory with matches/.")],
+    a: Annotated[str, typer.Option("--a", help="First matcher's output name (matches/A.jsonl).")],
+    b: Annotated[str, typer.Option("--b", help="Second matcher's output name (matches/B.jsonl).")],
+    sample: Annotated[int, typer.Option("--sample", min=1, help="Rows in the manual-review export.")] = 100,
+    export: Annotated[Path | None, typer.Option("--export", help="Write a review CSV sample here.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the review sample.")] = 0,
+    include_empty: Annotated[
+        bool,
+        typer.Option("--include-empty", help="Also compare instances with no prediction or no reference."),
+    ] = False,
+) -> None:
+    """Agreement of two matchers: matched counts equal / within one, Pearson r of per-instance F1.
+
+    Writes PREDICTIONS/matches/agreement_A_vs_B.json; with --export, a CSV sample for manual review
+    (fill its manual_pairs column, then `admitdx match --matcher manual --param csv=FILE`).
+
+    Example: admitdx agree --dataset runs/earlydx --predictions runs/pred/zs --a llm_judge --b embedding
+    """
+    tasks = build_tasks(dataset, predictions)
+    result = compare_matches(
+        tasks, load_matches(predictions, a), load_matches(predictions, b), nonempty_only=not include_empty
+    )
+    out = Path(predictions) / "matches" / f"agreement_{a}_vs_{b}.json"
+    out.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    table = Table("measure", "value", box=None, title=f"{a} vs {b}")
+    for key, value in result.to_dict().items():
+        if key not in ("a", "b"):
+            table.add_row(
+                key.replace("_", " "),
+                "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value),
+            )
+    console = Console()
+    console.print(table)
+    if export is not None:
+        written = export_review_sample(result, tasks, export, n=sample, seed=seed)
+        console.print(f"{written} instances for manual review → {export}")
+    console.print(f"→ {out}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``match`` and ``agree`` to the root app."""
+    app.command("match")(match)
+    app.command("agree")(agree)

@@ -1,0 +1,45 @@
+"""Matchers: turn (predicted diagnoses, reference diagnoses) into one-to-one pairs.
+
+``create_matcher(name, **params)`` builds a matcher by name; :data:`MATCHERS` lists the names.
+Heavy matchers (embedding model, ICD dictionary, LLM client) are imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from admitdx.errors import UsageError
+from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_to_one, check_one_to_one
+
+#: matcher name → (module, class), imported on demand.
+MATCHERS: dict[str, tuple[str, str]] = {
+    "exact": ("admitdx.matching.exact", "ExactMatcher"),
+    "embedding": ("admitdx.matching.embedding", "EmbeddingMatcher"),
+    "icd": ("admitdx.matching.icd", "IcdMatcher"),
+    "llm_judge": ("admitdx.matching.llm_judge", "LlmJudgeMatcher"),
+    "manual": ("admitdx.matching.manual", "ManualMatcher"),
+}
+
+
+def create_matcher(name: str, **params: Any) -> Matcher:
+    """Build the matcher ``name`` with keyword ``params`` (unknown names or params are UsageErrors)."""
+    if name not in MATCHERS:
+        raise UsageError(f"unknown matcher '{name}'", hint=f"choose one of: {', '.join(MATCHERS)}")
+    module, cls = MATCHERS[name]
+    factory = getattr(importlib.import_module(module), cls)
+    try:
+        return factory(**params)
+    except TypeError as e:
+        raise UsageError(f"bad parameters for matcher '{name}': {e}", hint=f"see help({cls})") from e
+
+
+__all__ = [
+    "MATCHERS",
+    "MatchOutcome",
+    "MatchTask",
+    "Matcher",
+    "assign_one_to_one",
+    "check_one_to_one",
+    "create_matcher",
+]
