@@ -83,3 +83,15 @@ def test_empty_corpus_and_unknown_kind_are_usage_errors() -> None:
         make_retriever("bm25").fit([])
     with pytest.raises(UsageError, match="unknown retriever"):
         make_retriever("faiss")
+
+
+def test_bm25_corpus_without_a_single_indexable_word_matches_nothing() -> None:
+    r = make_retriever("bm25")
+    r.fit(["a", "b", "of the"])  # one-letter tokens and stop words are not indexed
+    assert r.query("a b", k=2) == [Hit(0, 0.0), Hit(1, 0.0)]
+
+
+def test_bm25_query_of_unknown_words_scores_zero() -> None:
+    r = make_retriever("bm25")
+    r.fit(CORPUS)
+    assert r.query("zzzunknown qqqword", k=1) == [Hit(0, 0.0)]

@@ -1,9 +1,65 @@
-"""Command-line verbs of this area (filled in by the area's owner)."""
+"""``admitdx predict`` (run a system over a dataset) and ``admitdx systems`` (list the kinds)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from admitdx.systems import registered
+from admitdx.systems.config import load_config
+from admitdx.systems.runner import run_predictions
+
+
+def predict(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
+    system: Annotated[str, typer.Option("--system", help="A name from --config, or a registered kind.")],
+    out: Annotated[Path, typer.Option("--out", help="Predictions directory; rerun to resume.")],
+    config: Annotated[
+        Path | None, typer.Option("--config", help="YAML file with `systems:` and `allow_hosts:`.")
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="Split to predict.")] = "test",
+    train_split: Annotated[str, typer.Option("--train-split", help="Split to learn from.")] = "train",
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Predict only the first N.")] = None,
+) -> None:
+    """Predict diagnoses for every instance of a split, appending to OUT/predictions.jsonl.
+
+    The system learns from the training split only; test references are removed before it sees them.
+
+    Ctrl-C keeps every finished prediction: rerun the same command to continue.
+
+    Example: admitdx predict --dataset runs/earlydx --system knn-bm25 --out runs/pred/knn-bm25
+    """
+    run_config = load_config(config)
+    console = Console(stderr=True)
+    try:
+        summary = run_predictions(dataset, run_config.choose(system), out, allow_hosts=run_config.allow_hosts,
+                                  split=split, train_split=train_split, limit=limit)
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted[/]: finished predictions are kept in {out}; "
+                      "rerun the same command to predict the rest")
+        raise typer.Exit(130) from None
+    console.print(
+        f"{summary.system}: {summary.predicted} predicted now, {summary.resumed} earlier, "
+        f"{summary.total} in all; {summary.parse_errors} unparseable → {summary.out_dir}"
+    )
+
+
+def systems() -> None:
+    """List the registered system kinds (use one as --system, or as `kind:` in a --config file).
+
+    Example: admitdx systems
+    """
+    table = Table("kind", "description", box=None)
+    for spec in registered().values():
+        table.add_row(spec.name, spec.description)
+    Console().print(table)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's verbs to the root app."""
+    app.command("predict")(predict)
+    app.command("systems")(systems)

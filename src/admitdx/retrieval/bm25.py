@@ -30,15 +30,18 @@ class BM25Retriever:
 
     def fit(self, texts: Sequence[str]) -> None:
         corpus = check_corpus(texts)
-        self._index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        self._index.index(self._tokenize(corpus), show_progress=False)
+        tokens = self._tokenize(corpus)
         self._size = len(corpus)
+        self._index = None
+        if any(tokens):  # bm25s cannot index a corpus without a single word; it then matches nothing
+            self._index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+            self._index.index(tokens, show_progress=False)
 
     def query(self, text: str, k: int) -> list[Hit]:
         return self.query_many([text], k)[0]
 
     def query_many(self, texts: Sequence[str], k: int) -> list[list[Hit]]:
-        if self._index is None:
+        if not self._size:
             raise RuntimeError("BM25Retriever.query before fit")
         # get_scores gives the full score vector, so ties are broken by corpus order (top_k)
         # rather than by bm25s's partition order, which varies between runs.
@@ -46,7 +49,6 @@ class BM25Retriever:
 
     def _scores(self, tokens: list[str]) -> np.ndarray:
         """A query with no indexable word (empty, or stop words only) scores 0 against every text."""
-        assert self._index is not None
-        if not tokens:
+        if not tokens or self._index is None:
             return np.zeros(self._size, dtype=np.float32)
         return self._index.get_scores(tokens)

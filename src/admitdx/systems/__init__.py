@@ -71,4 +71,7 @@ def _load_builtin() -> None:
 
 
 # Modules whose import registers systems; each area owner adds its module here.
-_BUILTIN_MODULES: list[str] = []
+_BUILTIN_MODULES: list[str] = [
+    "admitdx.systems.frequency",
+    "admitdx.systems.knn",
+]

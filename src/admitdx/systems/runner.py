@@ -1,0 +1,183 @@
+"""Run one system over a dataset: fit on the training split, predict the test split, append.
+
+The protocol guarantees live here, once, so every system — baseline, classifier or LLM — gets them:
+
+* **No test labels.** The system is fitted on the training split's instances (references
+  included) and predicts test instances whose ``references`` have been emptied, so no system can
+  read a test label even by mistake. An instance id present in both splits is refused.
+* **Append as they complete.** Each prediction is appended to ``predictions.jsonl`` and flushed, so
+  an interrupted run (Ctrl-C, a kill, a crash) loses at most the predictions in flight.
+* **Resume exactly once.** A rerun into the same ``--out`` cuts a half-written last line, skips the
+  instances already predicted, and predicts only the rest; it refuses to append when the inputs
+  (dataset content, split, system kind and options, allowed hosts) differ from the manifest's.
+
+Predictions are filed under the run's system name (the ``--system`` / config name), whatever the
+system object calls itself. Two optional hooks let a system add to the manifest:
+``manifest_inputs() -> dict`` (e.g. prompt-template hashes; part of the resume check) and a
+``fit_summary`` dict attribute (e.g. how many rare labels were set aside; recorded as output).
+A system factory that declares an ``allow_hosts`` parameter receives the config's allow-list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Prediction, load_instances
+from admitdx.errors import InputError, UsageError
+from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl
+from admitdx.llm.egress import AllowedHost
+from admitdx.runs import check_resumable, read_manifest, sha256_file, write_manifest
+from admitdx.systems import System, registered
+from admitdx.systems.config import SystemChoice
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    out_dir: Path
+    system: str
+    total: int  # test instances in scope
+    resumed: int  # already predicted by an earlier run
+    predicted: int  # predicted by this run
+    parse_errors: int  # in the whole predictions file
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
+
+
+def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost]) -> System:
+    factory = registered()[choice.kind].factory
+    signature = inspect.signature(factory)
+    options = dict(choice.options)
+    if "allow_hosts" in signature.parameters:
+        options["allow_hosts"] = allow_hosts
+    try:
+        signature.bind(**options)
+    except TypeError as e:  # an unknown option name in the config: say which system and where
+        known = ", ".join(p for p in signature.parameters if p != "allow_hosts")
+        raise UsageError(f"system {choice.name!r} (kind {choice.kind}): {e}",
+                         hint=f"options of {choice.kind}: {known or 'none'}") from e
+    return factory(**options)
+
+
+def split_dataset(dataset_dir: Path, split: str, train_split: str,
+                  limit: int | None) -> tuple[list[Instance], list[Instance]]:
+    """(training instances with references, test instances with references removed)."""
+    instances = load_instances(dataset_dir)
+    test = [i for i in instances if i.split == split][:limit]
+    train = [i for i in instances if i.split == train_split]
+    if not test:
+        present = ", ".join(sorted(Counter(i.split for i in instances))) or "none"
+        raise UsageError(f"{dataset_dir} has no instances in split {split!r} (splits present: {present})",
+                         hint="choose a split with --split")
+    shared = {i.id for i in train} & {i.id for i in test}
+    if shared:
+        raise InputError(f"{len(shared)} instance id(s) are in both the {train_split!r} and {split!r} "
+                         f"splits, e.g. {sorted(shared)[0]}", table=INSTANCES_FILE, column="split",
+                         hint="rebuild the dataset: a test encounter must never be a training encounter")
+    return train, [dataclasses.replace(i, references=[]) for i in test]
+
+
+def _finished_ids(path: Path) -> set[str]:
+    if not path.exists():
+        return set()
+    drop_partial_tail(path)
+    return {record["instance_id"] for record in read_jsonl(path)}
+
+
+def _checked(predictions: Iterable[Prediction], wanted: set[str], name: str) -> Iterator[Prediction]:
+    """Each wanted instance exactly once, filed under ``name``; anything else is a bug in the system."""
+    seen: set[str] = set()
+    for p in predictions:
+        if p.instance_id not in wanted or p.instance_id in seen:
+            why = "twice" if p.instance_id in seen else "although it was not asked for"
+            raise RuntimeError(f"system {name!r} returned a prediction for {p.instance_id!r} {why}")
+        seen.add(p.instance_id)
+        yield p if p.system == name else dataclasses.replace(p, system=name)
+    if seen != wanted:
+        raise RuntimeError(f"system {name!r} returned no prediction for {len(wanted - seen)} instance(s)")
+
+
+def run_predictions(
+    dataset_dir: Path,
+    choice: SystemChoice,
+    out_dir: Path,
+    *,
+    allow_hosts: list[AllowedHost] | None = None,
+    split: str = "test",
+    train_split: str = "train",
+    limit: int | None = None,
+    show_progress: bool = True,
+) -> RunSummary:
+    """Predict ``split`` of ``dataset_dir`` with ``choice`` into ``out_dir`` (resuming if possible)."""
+    dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
+    allow_hosts = allow_hosts or []
+    train, test = split_dataset(dataset_dir, split, train_split, limit)
+    system = build_system(choice, allow_hosts)
+    inputs: dict[str, Any] = {
+        "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},
+        "split": split,
+        "train_split": train_split,
+        "limit": limit,
+        "system": {"name": choice.name, "kind": choice.kind, "options": choice.options},
+        "allow_hosts": [dataclasses.asdict(h) for h in allow_hosts],
+    }
+    if hasattr(system, "manifest_inputs"):
+        inputs["system_inputs"] = system.manifest_inputs()
+    path = out_dir / PREDICTIONS_FILE
+    if not check_resumable(out_dir, inputs) and path.exists():
+        raise UsageError(f"{out_dir} holds predictions without a manifest: their inputs are unknown",
+                         hint="choose a new --out directory, or delete the old one to start over")
+    done = _finished_ids(path)
+    remaining = [i for i in test if i.id not in done]
+    previous_fit = ((read_manifest(out_dir) or {}).get("outputs") or {}).get("fit")
+    write_manifest(out_dir, stage="predict", inputs=inputs, outputs={"complete": False})
+    console = Console(stderr=True, quiet=not show_progress)
+    predicted = 0
+    if remaining:
+        with console.status(f"fitting {choice.name} on {len(train)} {train_split} instances"):
+            started = time.perf_counter()
+            system.fit(train)
+            fit_s = time.perf_counter() - started
+        console.print(f"fitted {choice.name} in {fit_s:.1f} s; predicting {len(remaining)} instances"
+                      + (f" ({len(done)} done earlier)" if done else ""))
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
+                   TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task(choice.name, total=len(remaining))
+            for prediction in _checked(system.predict(remaining), {i.id for i in remaining}, choice.name):
+                append_jsonl(path, prediction.to_dict())
+                predicted += 1
+                progress.advance(task)
+    records = list(read_jsonl(path)) if path.exists() else []
+    outputs: dict[str, Any] = {
+        "complete": True,
+        "predictions": len(records),
+        "parse_errors": sum(1 for r in records if r.get("parse_error")),
+    }
+    fit_summary = getattr(system, "fit_summary", None) if remaining else previous_fit
+    if fit_summary:
+        outputs["fit"] = fit_summary
+    write_manifest(out_dir, stage="predict", inputs=inputs, outputs=outputs)
+    return RunSummary(out_dir, choice.name, len(test), len(done), predicted, outputs["parse_errors"])
