@@ -23,7 +23,7 @@ import duckdb
 from admitdx.errors import InputError
 from admitdx.sources.files import TableFile
 from admitdx.sources.mimic import MimicSource, open_mimic
-from admitdx.sources.readers import quote_ident, translate_error
+from admitdx.sources.readers import gzip_damage, quote_ident, translate_error
 from admitdx.sources.schema import MODULES, REQUIRED_MODULES, expected_tables
 
 ERROR, WARNING = "error", "warning"
@@ -185,7 +185,11 @@ def _table_report(source: MimicSource, key: str) -> TableReport:
     except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.IOException) as e:
         err = translate_error(e, source.tables)
         report.status = "unreadable"
-        report.problems.append(Problem(ERROR, err.message, err.column, err.row))
+        damage = gzip_damage(tf.path) if tf.gzipped else None
+        if damage:  # the CSV error was only a symptom of a corrupt download
+            report.problems.append(Problem(ERROR, f"corrupt gzip file: {damage}"))
+        else:
+            report.problems.append(Problem(ERROR, err.message, err.column, err.row))
         return report
     assert row is not None
     report.rows = int(row[0])

@@ -15,6 +15,7 @@ import gzip
 import io
 import re
 import zlib
+from pathlib import Path
 
 import duckdb
 
@@ -67,6 +68,22 @@ def read_header(tf: TableFile, con: duckdb.DuckDBPyConnection) -> list[tuple[str
             table=tf.qualified,
         )
     return [(n.strip().lower(), "VARCHAR") for n in names]
+
+
+def gzip_damage(path: Path, chunk: int = 1 << 22) -> str | None:
+    """Why the gzip file is damaged (CRC / length / truncation), or None if it decompresses cleanly.
+
+    DuckDB's decompressor does not verify gzip checksums, so flipped bytes inside a member surface as
+    garbled CSV rather than as a gzip error; ``data check`` calls this on a gzip table that failed
+    to read, to tell a corrupt download from a malformed CSV.
+    """
+    try:
+        with gzip.open(path, "rb") as f:
+            while f.read(chunk):
+                pass
+    except (OSError, EOFError, zlib.error) as e:
+        return str(e) or type(e).__name__
+    return None
 
 
 def view_sql(tf: TableFile, header: list[tuple[str, str]]) -> str:

@@ -1,0 +1,218 @@
+"""``admitdx data check``: exact row counts on the real demo; exit 2 naming the culprit on bad input."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from admitdx.cli import main
+from admitdx.sources.check import check_mimic
+from admitdx.sources.schema import SCHEMAS
+
+# Row counts of the MIMIC-IV Clinical Database Demo 2.2 / MIMIC-IV-ED Demo 2.2 / ECG Demo 0.1
+# (schema doc section 8, from mimic-code's validate.sql and PhysioNet's demo pages).
+DEMO_ROWS = {
+    "hosp.patients": 100,
+    "hosp.admissions": 275,
+    "hosp.transfers": 1190,
+    "hosp.diagnoses_icd": 4506,
+    "hosp.d_icd_diagnoses": 109_775,
+    "hosp.labevents": 107_727,
+    "hosp.d_labitems": 1622,
+    "hosp.omr": 2964,
+    "hosp.prescriptions": 18_087,
+    "hosp.microbiologyevents": 2899,
+    "ed.edstays": 222,
+    "ed.triage": 222,
+    "ed.vitalsign": 1038,
+    "ed.medrecon": 2764,
+    "ed.pyxis": 1082,
+    "ed.diagnosis": 545,
+    "ecg.record_list": 659,
+}
+REQUIRED = sorted(k for k, s in SCHEMAS.items() if s.required)
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """Run ``admitdx ARGS`` through the real entry point; returns (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["admitdx", *args])
+    monkeypatch.setenv("COLUMNS", "250")  # keep rich from wrapping the messages asserted on
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+def test_demo_check_reports_real_row_counts(demo_dir: Path) -> None:
+    report = check_mimic(demo_dir)
+    assert report.ok, report.errors()
+    modules = {m.module: m for m in report.modules}
+    assert {k: modules[k].status for k in ("hosp", "ed", "note", "ecg", "echo")} == {
+        "hosp": "present",
+        "ed": "present",
+        "note": "absent",
+        "ecg": "partial",
+        "echo": "absent",
+    }
+    rows = {t.qualified: t.rows for m in report.modules for t in m.tables}
+    assert {k: rows[k] for k in DEMO_ROWS} == DEMO_ROWS
+    ecg = {t.table: t.status for t in modules["ecg"].tables}
+    assert ecg == {"record_list": "found", "machine_measurements": "missing"}
+    assert not [p for m in report.modules for t in m.tables for p in t.problems]  # not even warnings
+
+
+def test_demo_check_cli_table_and_json(demo_dir: Path, capsys, monkeypatch) -> None:
+    code, out, _ = run_cli(["data", "check", "--mimic", str(demo_dir)], capsys, monkeypatch)
+    assert code == 0
+    assert "107,727" in out and "ecg partial" in out and "note absent" in out
+    code, out, _ = run_cli(["data", "check", "--mimic", str(demo_dir), "--json"], capsys, monkeypatch)
+    assert code == 0
+    data = json.loads(out)
+    assert data["ok"] is True
+    rows = {f"{t['module']}.{t['table']}": t["rows"] for m in data["modules"] for t in m["tables"]}
+    assert rows["ed.edstays"] == 222 and rows["ed.diagnosis"] == 545 and rows["hosp.admissions"] == 275
+
+
+@pytest.fixture
+def small_root(demo_dir: Path, tmp_path: Path) -> Path:
+    """A root with only the required hosp and ed tables, each a link to the demo's file."""
+    root = tmp_path / "mimic"
+    for key in REQUIRED:
+        module, table = key.split(".")
+        (root / module).mkdir(parents=True, exist_ok=True)
+        (root / module / f"{table}.csv.gz").symlink_to(demo_dir / module / f"{table}.csv.gz")
+    return root
+
+
+def _rewrite(path: Path, edit) -> None:
+    """Replace a (linked) demo table by an edited copy: ``edit(header, rows) -> (header, rows)``."""
+    with gzip.open(path.resolve(), "rt", newline="") as f:
+        reader = csv.reader(f)
+        header, rows = next(reader), list(reader)
+    header, rows = edit(header, rows)
+    path.unlink()
+    with gzip.open(path, "wt", newline="") as f:
+        csv.writer(f).writerows([header, *rows])
+
+
+def test_small_root_passes(small_root: Path, capsys, monkeypatch) -> None:
+    code, out, _ = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 0 and "note absent" in out
+
+
+def test_missing_required_table(small_root: Path, capsys, monkeypatch) -> None:
+    (small_root / "ed" / "triage.csv.gz").unlink()
+    code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 2
+    assert "required table ed.triage is missing" in err
+
+
+def test_missing_required_module(small_root: Path, capsys, monkeypatch) -> None:
+    for f in (small_root / "ed").iterdir():
+        f.unlink()
+    (small_root / "ed").rmdir()
+    code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 2 and "required module ed/ not found" in err
+
+
+def test_missing_required_column(small_root: Path, capsys, monkeypatch) -> None:
+    def drop_admittime(header, rows):
+        i = header.index("admittime")
+        return header[:i] + header[i + 1 :], [r[:i] + r[i + 1 :] for r in rows]
+
+    _rewrite(small_root / "hosp" / "admissions.csv.gz", drop_admittime)
+    code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 2
+    assert "required column admittime is missing" in err and "table hosp.admissions" in err
+
+
+def test_corrupt_gzip_truncated(small_root: Path, capsys, monkeypatch) -> None:
+    path = small_root / "hosp" / "labevents.csv.gz"
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data[: len(data) // 2])  # a download cut off half-way
+    code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 2
+    assert "corrupt gzip" in err and "hosp.labevents" in err
+
+
+def test_corrupt_gzip_flipped_bytes(small_root: Path) -> None:
+    """Damage inside the deflate stream: DuckDB sees garbled CSV; the CRC check names the real cause."""
+    path = small_root / "hosp" / "admissions.csv.gz"
+    data = bytearray(path.read_bytes())
+    path.unlink()
+    for i in range(3000, 3100):
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    report = check_mimic(small_root)
+    table = next(t for m in report.modules for t in m.tables if t.qualified == "hosp.admissions")
+    assert table.status == "unreadable"
+    assert [p.message.split(":")[0] for p in table.problems] == ["corrupt gzip file"]
+
+
+def test_empty_file(small_root: Path, capsys, monkeypatch) -> None:
+    path = small_root / "ed" / "diagnosis.csv.gz"
+    path.unlink()
+    path.write_bytes(b"")
+    code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 2
+    assert "empty file" in err and "ed.diagnosis" in err
+
+
+def test_header_only_required_table(small_root: Path) -> None:
+    _rewrite(small_root / "hosp" / "patients.csv.gz", lambda header, rows: (header, []))
+    report = check_mimic(small_root)
+    assert [(w, p.message) for w, p in report.errors()] == [
+        ("hosp.patients", "hosp.patients has a header but no rows")
+    ]
+
+
+def test_not_a_mimic_root(tmp_path: Path, capsys, monkeypatch) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.csv").write_text("a,b\n1,2\n")
+    code, _, err = run_cli(["data", "check", "--mimic", str(tmp_path)], capsys, monkeypatch)
+    assert code == 2 and "is not a MIMIC-IV root" in err
+    code, _, err = run_cli(["data", "check", "--mimic", str(tmp_path / "absent")], capsys, monkeypatch)
+    assert code == 2 and "is not a directory" in err
+
+
+def test_unconvertible_value_names_column_and_row(small_root: Path, capsys, monkeypatch) -> None:
+    def bad_year(header, rows):
+        rows[4][header.index("anchor_year")] = "21xx"
+        return header, rows
+
+    _rewrite(small_root / "hosp" / "patients.csv.gz", bad_year)
+    code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
+    assert code == 2
+    assert "'21xx' is not a valid SMALLINT" in err
+    assert "table hosp.patients, column anchor_year, row 5" in err
+
+
+def test_null_key_reports_first_row(small_root: Path) -> None:
+    def blank_stay_ids(header, rows):
+        for i in (6, 40):
+            rows[i][header.index("stay_id")] = ""
+        return header, rows
+
+    _rewrite(small_root / "ed" / "edstays.csv.gz", blank_stay_ids)
+    report = check_mimic(small_root)
+    [(where, problem)] = report.errors()
+    assert (where, problem.column, problem.row) == ("ed.edstays", "stay_id", 7)
+    assert problem.message == "2 null value(s) in NOT NULL column stay_id (first at row 7)"
+
+
+def test_extra_columns_and_tables_are_fine(small_root: Path) -> None:
+    _rewrite(
+        small_root / "ed" / "triage.csv.gz", lambda h, rows: ([*h, "site_note"], [[*r, "x"] for r in rows])
+    )
+    (small_root / "hosp" / "my_cohort.csv").write_text("subject_id,flag\n10000032,1\n")
+    report = check_mimic(small_root)
+    assert report.ok
+    tables = {t.qualified: t for m in report.modules for t in m.tables}
+    assert tables["ed.triage"].columns == 12 and tables["ed.triage"].rows == 222
+    assert tables["hosp.my_cohort"].documented is False and tables["hosp.my_cohort"].rows == 1
