@@ -1,9 +1,127 @@
-"""Command-line verbs of this area (filled in by the area's owner)."""
+"""``admitdx score`` (metrics with intervals) and ``admitdx report`` (the HTML report)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from admitdx.metrics import bootstrap, clinibench, subgroups
+from admitdx.report.html import write_report
+from admitdx.report.scoring import RESULTS_FILE, ScoreParams, score_run
+
+
+def score(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
+    predictions: Annotated[
+        list[Path],
+        typer.Option(
+            "--predictions", help="Predictions directory; repeat or list several (the first is the baseline)."
+        ),
+    ],
+    matcher: Annotated[
+        str, typer.Option("--matcher", help="Matcher whose cached pairs to score (matches/<matcher>.jsonl).")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Run directory for results.json, per_instance.jsonl, table.md.")
+    ],
+    extra: Annotated[
+        list[Path] | None, typer.Argument(help="More predictions directories.", show_default=False)
+    ] = None,
+    split: Annotated[str, typer.Option(help="Split that was predicted.")] = "test",
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="System the p-values and per-condition changes compare against (default: the first)."
+        ),
+    ] = None,
+    n_bootstrap: Annotated[
+        int, typer.Option(min=0, help="Patient-bootstrap replicates.")
+    ] = bootstrap.N_BOOTSTRAP,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = bootstrap.SEED,
+    suspected_weight: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Weight of an unmatched suspected prediction in graded precision."
+        ),
+    ] = 0.0,
+    include_empty: Annotated[
+        bool, typer.Option(help="Also score encounters with no label on a track.")
+    ] = False,
+    time_critical_track: Annotated[
+        str, typer.Option(help="Labels that count as recorded time-critical diagnoses: all or supported.")
+    ] = "all",
+    top_n: Annotated[int, typer.Option(min=1, help="CliniBench ranking budget.")] = clinibench.TOP_N,
+    min_group: Annotated[
+        int, typer.Option(min=1, help="Smallest subgroup that gets a score.")
+    ] = subgroups.MIN_GROUP_SIZE,
+) -> None:
+    """Score predictions against a dataset: EarlyDx tracks, time-critical, graded, CliniBench, subgroups.
+
+    Writes OUT/results.json (all metrics; headline ones with 95 % patient-bootstrap intervals and
+    paired p-values against the baseline), OUT/per_instance.jsonl and OUT/table.md.
+
+    Example: admitdx score --dataset runs/ds --predictions runs/knn runs/llm --matcher embedding --out runs/score
+    """
+    dirs = [*predictions, *(extra or [])]
+    params = ScoreParams(
+        matcher=matcher,
+        split=split,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        skip_empty=not include_empty,
+        suspected_weight=suspected_weight,
+        time_critical_track=time_critical_track,
+        top_n=top_n,
+        min_group_size=min_group,
+        baseline=baseline,
+    )
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("encounters"),
+        TimeRemainingColumn(),
+    )
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task("score", total=None)
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, advance=done, **({"total": total} if total else {}))
+
+            results = score_run(dataset, dirs, out, params, advance=advance)
+    except KeyboardInterrupt:
+        console.print(
+            "[yellow]interrupted[/]: nothing was written; rerun the command (scoring is not resumable)"
+        )
+        raise typer.Exit(130) from None
+    primary = results["primary_track"]
+    for s in results["systems"]:
+        f1 = s["metrics"][f"{primary}.micro_f1"]
+        value = "–" if f1["value"] is None else f"{f1['value']:.3f}"
+        console.print(f"{s['name']}: {primary} micro-F1 {value}")
+    if results["tracks_note"]:
+        console.print(f"[yellow]note[/]: {results['tracks_note']}")
+    console.print(f"results → {out / RESULTS_FILE}; next: admitdx report {out}")
+
+
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `admitdx score`.")],
+) -> None:
+    """Write RUN_DIR/report.html: one self-contained page of tables and plots.
+
+    Example: admitdx report runs/score
+    """
+    path = write_report(run_dir)
+    Console(stderr=True).print(f"report → {path}")
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's verbs to the root app."""
+    app.command("score")(score)
+    app.command("report")(report)

@@ -1,0 +1,137 @@
+"""CliniBench metrics (section 4, tables 2–3, figure 3): ranking ICD codes at the 3-character level.
+
+* **Top-n** (n = 20): only each system's first n distinct labels count, so systems that emit long
+  ranked lists (encoders) and short ones (generative LLMs) are compared on the same budget.
+* **Macro P/R/F1 over a fixed label vocabulary.** Per label: P = tp / predicted, R = tp / gold
+  (0 when the denominator is 0, as scikit-learn's ``zero_division=0``), F1 their harmonic mean;
+  then the unweighted mean over labels. The vocabulary is fixed across systems (by default the
+  gold labels of the evaluated encounters) so that a system cannot change the average by the
+  labels it chooses to predict; labels with no gold occurrence are left out, since their recall is
+  undefined (CliniBench likewise excludes labels absent from a split).
+* **MAP**: mean over encounters of average precision of the top-n ranking,
+  AP = (1/|gold|) Σ_{k: rank k is gold} precision@k.
+* **Main-diagnosis accuracy**: the share of encounters whose first gold code (the main diagnosis,
+  lowest ``seq_num``) is among the top-n predictions.
+* **Frequency tertiles** (figure 3): vocabulary labels sorted by training frequency and cut into
+  three equal-sized groups, head / body / tail; macro P/R/F1 within each.
+
+Labels are rolled up to 3 characters and de-duplicated, first occurrence kept, before truncation
+(CliniBench section 4.2). Predictions that could not be mapped to a code (``None``) take no rank.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+TOP_N = 20
+TERTILES = ("head", "body", "tail")
+
+
+def roll_up(code: str, chars: int = 3) -> str:
+    """The ICD category: the first ``chars`` characters of the dot-less, upper-case code."""
+    return code.replace(".", "").strip().upper()[:chars]
+
+
+def ranked_labels(codes: Sequence[str | None], top_n: int = TOP_N, chars: int = 3) -> list[str]:
+    """Roll up, drop unmapped, de-duplicate (first occurrence wins), keep the first ``top_n``."""
+    out: list[str] = []
+    for code in codes:
+        if code is None:
+            continue
+        label = roll_up(code, chars)
+        if label not in out:
+            out.append(label)
+            if len(out) == top_n:
+                break
+    return out
+
+
+def average_precision(gold: Sequence[str], ranking: Sequence[str]) -> float:
+    gold_set = set(gold)
+    hits, total = 0, 0.0
+    for k, label in enumerate(ranking, start=1):
+        if label in gold_set:
+            hits += 1
+            total += hits / k
+    return total / len(gold_set) if gold_set else 0.0
+
+
+def macro_from_counts(tp: np.ndarray, pred: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
+    """Macro P/R/F1 from per-label counts on the last axis (works on bootstrap replicate rows too)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(pred > 0, tp / np.where(pred > 0, pred, 1), 0.0)
+        r = np.where(gold > 0, tp / np.where(gold > 0, gold, 1), 0.0)
+        f = np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0.0)
+    return {"macro_precision": p.mean(-1), "macro_recall": r.mean(-1), "macro_f1": f.mean(-1)}
+
+
+def tertiles(vocabulary: Sequence[str], frequencies: Mapping[str, int]) -> dict[str, list[str]]:
+    """Split labels into head / body / tail by descending frequency (ties broken by code)."""
+    ordered = sorted(vocabulary, key=lambda lab: (-frequencies.get(lab, 0), lab))
+    return {
+        name: list(part)
+        for name, part in zip(TERTILES, np.array_split(np.array(ordered, dtype=object), 3), strict=True)
+    }
+
+
+def label_counts(
+    gold: Sequence[Sequence[str]], rankings: Sequence[Sequence[str]], vocabulary: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-label counts over the vocabulary, summed over encounters: (tp, predicted, gold)."""
+    index = {lab: j for j, lab in enumerate(vocabulary)}
+    tp, pred, gl = (np.zeros(len(vocabulary)) for _ in range(3))
+    for g, ranking in zip(gold, rankings, strict=True):
+        gs = set(g)
+        for lab in gs:
+            if lab in index:
+                gl[index[lab]] += 1
+        for lab in ranking:
+            if lab in index:
+                pred[index[lab]] += 1
+                tp[index[lab]] += lab in gs
+    return tp, pred, gl
+
+
+def clinibench_scores(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    *,
+    top_n: int = TOP_N,
+    vocabulary: Sequence[str] | None = None,
+    train_frequencies: Mapping[str, int] | None = None,
+) -> dict[str, object]:
+    """All CliniBench metrics for one system.
+
+    ``gold``: each encounter's codes, main diagnosis first. ``predicted``: each encounter's codes in
+    rank order (``None`` for an unmapped prediction). Codes are rolled up to 3 characters.
+    ``train_frequencies`` sets the tertiles (default: gold frequencies of these encounters).
+    """
+    gold_labels = [ranked_labels(g, top_n=10**9) for g in gold]
+    rankings = [ranked_labels(p, top_n) for p in predicted]
+    gold_freq = Counter(lab for g in gold_labels for lab in g)
+    vocab = sorted(lab for lab in (vocabulary or gold_freq) if gold_freq[lab] > 0)
+    tp, pred, gl = label_counts(gold_labels, rankings, vocab)
+    with_gold = [i for i, g in enumerate(gold_labels) if g]
+    out: dict[str, object] = {k: float(v) for k, v in macro_from_counts(tp, pred, gl).items()}
+    out["map"] = (
+        float(np.mean([average_precision(gold_labels[i], rankings[i]) for i in with_gold]))
+        if with_gold
+        else None
+    )
+    out["main_diagnosis_accuracy"] = (
+        float(np.mean([gold_labels[i][0] in rankings[i] for i in with_gold])) if with_gold else None
+    )
+    out["n_labels"] = len(vocab)
+    out["top_n"] = top_n
+    freq = train_frequencies if train_frequencies is not None else gold_freq
+    index = {lab: j for j, lab in enumerate(vocab)}
+    by_tertile: dict[str, dict[str, float | None]] = {}
+    for name, labels in tertiles(vocab, freq).items():
+        cols = [index[lab] for lab in labels]
+        scores = macro_from_counts(tp[cols], pred[cols], gl[cols]) if cols else {}
+        by_tertile[name] = {k: float(v) for k, v in scores.items()} | {"n_labels": len(cols)}
+    out["tertiles"] = by_tertile
+    return out

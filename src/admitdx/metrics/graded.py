@@ -1,0 +1,105 @@
+"""Graded predictions: diagnoses a system marks ``suspected`` (pending confirmation) beside those it
+commits to — the extension EarlyDx section 5.5 names its most valuable next step.
+
+Admission-time practice requires that unconfirmed dangers be raised; plain micro-F1 punishes
+raising them. The graded view therefore
+
+* credits a suspected prediction that matches a label to recall, as a raised alert (it is counted
+  in the numerator exactly like a confirmed match), and
+* weighs a suspected prediction that matches nothing by ``suspected_weight`` in the precision
+  denominator: 0 withholds it (the treatment of unjudged documents, as in appendix C), 1 is the
+  standard view. The default 0 is our choice (the paper defines no loss); make it a parameter of
+  any published number.
+
+Three views are reported side by side: ``standard`` (status ignored: every item is a prediction,
+what the paper scores), ``confirmed`` (suspected items dropped: what the system commits to) and
+``graded``. Items without a status count as confirmed. The time-critical operating points
+(:mod:`admitdx.metrics.timecritical`) get the same two treatments: a condition flagged only by
+suspected items that is not recorded costs ``suspected_weight`` of a false alarm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from admitdx.contracts import PredictionItem, Reference
+from admitdx.metrics.earlydx import on_track
+from admitdx.metrics.ratios import Ratio
+from admitdx.metrics.timecritical import flagged_items
+from admitdx.ontology.codesets import TIME_CRITICAL, Condition
+
+SUSPECTED_WEIGHT = 0.0
+GRADED_PREFIX = "graded"
+GRADED_TC_PREFIX = "tc_graded"
+
+
+def is_suspected(item: PredictionItem) -> bool:
+    return item.status == "suspected"
+
+
+def graded_columns(
+    items: Sequence[PredictionItem],
+    references: Sequence[Reference],
+    pairs: Sequence[tuple[int, int]],
+    track: str,
+    *,
+    conditions: Sequence[Condition] = TIME_CRITICAL,
+    time_critical_track: str = "all",
+) -> dict[str, float]:
+    """Counts by status on ``track``, and graded time-critical flags, for one encounter."""
+    n_ref = sum(on_track(r, track) for r in references)
+    matched = {p for p, r in pairs if on_track(references[r], track)}
+    suspected = {i for i, item in enumerate(items) if is_suspected(item)}
+    g = GRADED_PREFIX
+    cols = {
+        f"{g}.n_ref": float(n_ref),
+        f"{g}.n_confirmed": float(len(items) - len(suspected)),
+        f"{g}.n_suspected": float(len(suspected)),
+        f"{g}.tp_confirmed": float(len(matched - suspected)),
+        f"{g}.tp_suspected": float(len(matched & suspected)),
+    }
+    for cond in conditions:
+        recorded = any(on_track(r, time_critical_track) and cond.matches_reference(r) for r in references)
+        flags = flagged_items(cond, items, references, pairs)
+        firm = (recorded and bool(flags)) or any(i not in suspected for i in flags)
+        soft = not firm and bool(flags)
+        for key, v in (
+            ("tp", recorded and bool(flags)),
+            ("recorded", recorded),
+            ("firm", firm),
+            ("soft", soft),
+        ):
+            cols[f"{GRADED_TC_PREFIX}.{key}"] = cols.get(f"{GRADED_TC_PREFIX}.{key}", 0.0) + float(v)
+    return cols
+
+
+def graded_ratios(suspected_weight: float = SUSPECTED_WEIGHT) -> list[Ratio]:
+    """Precision, recall and F1 under the standard, confirmed-only and graded views."""
+    g, t = GRADED_PREFIX, GRADED_TC_PREFIX
+    tp = {f"{g}.tp_confirmed": 1.0, f"{g}.tp_suspected": 1.0}
+    views = {
+        "standard": (tp, {f"{g}.n_confirmed": 1.0, f"{g}.n_suspected": 1.0}),
+        "confirmed": ({f"{g}.tp_confirmed": 1.0}, {f"{g}.n_confirmed": 1.0}),
+        "graded": (
+            tp,
+            {
+                f"{g}.n_confirmed": 1.0,
+                f"{g}.tp_suspected": 1.0 - suspected_weight,
+                f"{g}.n_suspected": suspected_weight,
+            },
+        ),
+    }
+    ratios: list[Ratio] = []
+    for view, (num, pred_den) in views.items():
+        f1_den = {**pred_den, f"{g}.n_ref": 1.0}
+        ratios += [
+            Ratio(f"{g}.{view}.precision", num, pred_den),
+            Ratio(f"{g}.{view}.recall", num, {f"{g}.n_ref": 1.0}),
+            Ratio(f"{g}.{view}.f1", {k: 2 * v for k, v in num.items()}, f1_den),
+        ]
+    ratios.append(Ratio(f"{g}.suspected_share_of_recall", {f"{g}.tp_suspected": 1.0}, {f"{g}.n_ref": 1.0}))
+    ratios += [
+        Ratio(f"{t}.recall", {f"{t}.tp": 1.0}, {f"{t}.recorded": 1.0}),
+        Ratio(f"{t}.precision", {f"{t}.tp": 1.0}, {f"{t}.firm": 1.0, f"{t}.soft": suspected_weight}),
+    ]
+    return ratios

@@ -1,0 +1,124 @@
+"""Scores by patient subgroup (EarlyDx appendix F, table 8).
+
+Subgroups come from ``Instance.meta``: age band, sex, race, insurance, language, acuity (ESI) and
+arrival mode. Groups with fewer than ``min_group_size`` scored encounters are reported with their
+size but no score — the paper omits groups under 40.
+
+Choices where the paper is silent: age bands 18–44 / 45–64 / 65–79 / 80+ (``age_edges``); MIMIC's
+detailed race strings collapse to White / Black / Asian / Hispanic / Other / Unknown; language is
+English vs non-English; a missing value is its own group, ``unknown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+from admitdx.metrics.ratios import Ratio, point_estimates
+
+AGE_EDGES: tuple[int, ...] = (18, 45, 65, 80)
+MIN_GROUP_SIZE = 40
+UNKNOWN = "unknown"
+
+META_KEYS: dict[str, tuple[str, ...]] = {
+    "sex": ("sex", "gender"),
+    "race": ("race",),
+    "insurance": ("insurance",),
+    "language": ("language",),
+    "acuity": ("acuity", "esi"),
+    "arrival": ("arrival", "arrival_transport"),
+}
+
+
+def _first(meta: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    for k in keys:
+        if meta.get(k) not in (None, "", "?"):
+            return meta[k]
+    return None
+
+
+def age_band(age: Any, edges: Sequence[int] = AGE_EDGES) -> str:
+    if age is None:
+        return UNKNOWN
+    a = float(age)
+    if a < edges[0]:
+        return f"<{edges[0]}"
+    for lo, hi in pairwise(edges):
+        if lo <= a < hi:
+            return f"{lo}–{hi - 1}"
+    return f"{edges[-1]}+"
+
+
+def race_group(race: Any) -> str:
+    if race is None:
+        return UNKNOWN
+    r = str(race).upper()
+    for needle, group in (
+        ("HISPANIC", "Hispanic"),
+        ("LATINO", "Hispanic"),
+        ("WHITE", "White"),
+        ("BLACK", "Black"),
+        ("ASIAN", "Asian"),
+    ):
+        if needle in r:
+            return group
+    if any(w in r for w in ("UNKNOWN", "DECLINED", "UNABLE")):
+        return UNKNOWN
+    return "Other"
+
+
+def _acuity(value: Any) -> str:
+    try:
+        return f"ESI {int(float(value))}"
+    except (TypeError, ValueError):
+        return UNKNOWN if value is None else str(value)
+
+
+def subgroup_labels(meta: Mapping[str, Any], age_edges: Sequence[int] = AGE_EDGES) -> dict[str, str]:
+    """The encounter's group on each axis (``unknown`` where the metadata lacks it)."""
+    language = _first(meta, META_KEYS["language"])
+    labels = {
+        "age": age_band(_first(meta, ("age", "anchor_age")), age_edges),
+        "race": race_group(_first(meta, META_KEYS["race"])),
+        "language": UNKNOWN
+        if language is None
+        else ("English" if str(language).strip().upper() in {"ENGLISH", "EN"} else "non-English"),
+        "acuity": _acuity(_first(meta, META_KEYS["acuity"])),
+    }
+    for axis in ("sex", "insurance", "arrival"):
+        value = _first(meta, META_KEYS[axis])
+        labels[axis] = UNKNOWN if value is None else str(value)
+    return labels
+
+
+def subgroup_scores(
+    rows: Sequence[Mapping[str, float]],
+    labels: Sequence[Mapping[str, str]],
+    ratio: Ratio,
+    *,
+    count_column: str,
+    min_group_size: int = MIN_GROUP_SIZE,
+) -> dict[str, dict[str, dict[str, float | int | None]]]:
+    """``{axis: {group: {"n": scored encounters, "value": ratio or None}}}``.
+
+    ``count_column`` marks a scored encounter (for a track, ``"<track>.scored"``); groups smaller
+    than ``min_group_size`` keep their ``n`` and get ``value`` None.
+    """
+    out: dict[str, dict[str, dict[str, float | int | None]]] = {}
+    axes = sorted({axis for lab in labels for axis in lab})
+    for axis in axes:
+        groups: dict[str, list[Mapping[str, float]]] = {}
+        for row, lab in zip(rows, labels, strict=True):
+            if row.get(count_column):
+                groups.setdefault(lab[axis], []).append(row)
+        out[axis] = {
+            g: {
+                "n": len(members),
+                "value": point_estimates([ratio], members)[ratio.name]
+                if len(members) >= min_group_size
+                else None,
+            }
+            for g, members in sorted(groups.items())
+        }
+    return out

@@ -1,0 +1,120 @@
+"""Encounter-level scores on named conditions: the time-critical operating points of EarlyDx
+section 5.5 (figure 11) and the per-condition F1 of the input ablation (appendix P, figure 20).
+
+For each encounter and condition, the encounter is **recorded** positive when one of its labels on
+the chosen track belongs to the condition (by ICD code, see :mod:`admitdx.ontology.codesets`), and
+**flagged** when one of the system's predictions names it (by text, or by being paired with a label
+of the condition). The unit is the (encounter, condition) pair: flagging sepsis in an encounter
+whose recorded critical diagnosis is an MI is a false alarm for sepsis *and* a miss for the MI,
+which is stricter than counting any alert in an encounter with any critical label. Pooled recall
+and precision sum over the conditions; ``alert_rate`` and ``recorded_rate`` give the share of
+encounters with any flag / any recorded critical label (the paper's "alerts in 46 of 200
+encounters in which 14 are recorded").
+
+The paper scores time-critical conditions on all recorded labels (``track="all"``) and mentions
+the supported-only view; both are a parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from admitdx.contracts import PredictionItem, Reference
+from admitdx.metrics.earlydx import on_track
+from admitdx.metrics.ratios import Ratio, f1_ratio
+from admitdx.ontology.codesets import ABLATION_CONDITIONS, TIME_CRITICAL, Condition
+
+TIME_CRITICAL_PREFIX = "tc"
+PER_CONDITION_PREFIX = "cond"
+
+
+def flagged_items(
+    condition: Condition,
+    items: Sequence[PredictionItem],
+    references: Sequence[Reference],
+    pairs: Sequence[tuple[int, int]],
+) -> list[int]:
+    """Indices of predictions that name ``condition``: by their text, or by their matched label."""
+    paired = {p: r for p, r in pairs}
+    return [
+        i
+        for i, item in enumerate(items)
+        if condition.matches_text(item.text)
+        or (i in paired and condition.matches_reference(references[paired[i]]))
+    ]
+
+
+def condition_columns(
+    items: Sequence[PredictionItem],
+    references: Sequence[Reference],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    conditions: Sequence[Condition] = TIME_CRITICAL,
+    track: str = "all",
+    prefix: str = TIME_CRITICAL_PREFIX,
+) -> dict[str, float]:
+    """Per-condition ``recorded`` / ``flagged`` / ``tp`` indicators of one encounter, plus pooled sums."""
+    cols: dict[str, float] = {f"{prefix}.n": 1.0}
+    any_flag = any_recorded = False
+    for cond in conditions:
+        recorded = any(on_track(r, track) and cond.matches_reference(r) for r in references)
+        flagged = bool(flagged_items(cond, items, references, pairs))
+        values = {"recorded": float(recorded), "flagged": float(flagged), "tp": float(recorded and flagged)}
+        for key, v in values.items():
+            cols[f"{prefix}.{cond.name}.{key}"] = v
+            cols[f"{prefix}.{key}"] = cols.get(f"{prefix}.{key}", 0.0) + v
+        any_flag |= flagged
+        any_recorded |= recorded
+    cols[f"{prefix}.any_flag"] = float(any_flag)
+    cols[f"{prefix}.any_recorded"] = float(any_recorded)
+    return cols
+
+
+def condition_ratios(
+    conditions: Sequence[Condition] = TIME_CRITICAL, prefix: str = TIME_CRITICAL_PREFIX
+) -> list[Ratio]:
+    """Recall, precision, F1: pooled (``<prefix>.recall``) and per condition (``<prefix>.<name>.recall``)."""
+    ratios = [
+        Ratio(f"{prefix}.alert_rate", {f"{prefix}.any_flag": 1.0}, {f"{prefix}.n": 1.0}),
+        Ratio(f"{prefix}.recorded_rate", {f"{prefix}.any_recorded": 1.0}, {f"{prefix}.n": 1.0}),
+    ]
+    for scope in ("", *(f"{c.name}." for c in conditions)):
+        base = f"{prefix}.{scope}"
+        ratios += [
+            Ratio(f"{base}recall", {f"{base}tp": 1.0}, {f"{base}recorded": 1.0}),
+            Ratio(f"{base}precision", {f"{base}tp": 1.0}, {f"{base}flagged": 1.0}),
+            f1_ratio(f"{base}f1", f"{base}tp", f"{base}flagged", f"{base}recorded"),
+        ]
+    return ratios
+
+
+def per_condition_columns(
+    items: Sequence[PredictionItem],
+    references: Sequence[Reference],
+    pairs: Sequence[tuple[int, int]],
+    track: str = "all",
+) -> dict[str, float]:
+    """Appendix P's per-condition counts (the time-critical six plus common ED conditions)."""
+    return condition_columns(
+        items, references, pairs, conditions=ABLATION_CONDITIONS, track=track, prefix=PER_CONDITION_PREFIX
+    )
+
+
+def per_condition_f1(values: Mapping[str, float | None]) -> dict[str, float | None]:
+    """Pick the per-condition F1 values out of evaluated ratios, keyed by condition name."""
+    return {c.name: values.get(f"{PER_CONDITION_PREFIX}.{c.name}.f1") for c in ABLATION_CONDITIONS}
+
+
+def per_condition_delta(
+    before: Mapping[str, float | None], after: Mapping[str, float | None]
+) -> dict[str, float | None]:
+    """Change in F1 per condition between two runs (appendix P: ablated minus full input).
+
+    A condition undefined in either run (never recorded nor flagged) has no change (None).
+    """
+    return {
+        name: (after[name] - before[name])
+        if before.get(name) is not None and after.get(name) is not None
+        else None
+        for name in before
+    }

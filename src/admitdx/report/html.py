@@ -1,0 +1,121 @@
+"""``admitdx report RUN_DIR``: one self-contained ``report.html`` from ``results.json``.
+
+The page carries its figures as inline SVG and its style inline, so it can be mailed or archived
+as a single file and opened without a network. The layout is in the Jinja2 template
+``templates/report.html.j2`` (package data); this module prepares the figures and cells.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from admitdx.errors import UsageError
+from admitdx.metrics.earlydx import RECALL_AT_K
+from admitdx.report import plots
+from admitdx.report.scoring import RESULTS_FILE
+from admitdx.report.table import MAIN_COLUMNS, TRACK_TITLES, fmt, fmt_ci
+
+REPORT_FILE = "report.html"
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def heat(value: float | None, lo: float = 0.0, hi: float = 1.0) -> str:
+    """Background colour for a score cell: white at ``lo`` to blue at ``hi``."""
+    if value is None:
+        return "background:#f9fafb;color:#9ca3af"
+    t = min(max((value - lo) / (hi - lo), 0.0), 1.0) if hi > lo else 0.0
+    r, g, b = (int(255 + (c - 255) * t * 0.85) for c in (37, 99, 235))
+    return f"background:rgb({r},{g},{b});color:{'#fff' if t > 0.62 else '#111827'}"
+
+
+def delta_style(value: float | None) -> str:
+    """Green for a gain, red for a loss, by size (per-condition change against the baseline)."""
+    if value is None:
+        return "color:#9ca3af"
+    t = min(abs(value) / 0.3, 1.0)
+    base = (5, 150, 105) if value > 0 else (220, 38, 38)
+    r, g, b = (int(255 + (c - 255) * t * 0.7) for c in base)
+    return f"background:rgb({r},{g},{b})"
+
+
+def figures(results: dict[str, Any]) -> dict[str, str]:
+    systems, track = results["systems"], results["primary_track"]
+    return {
+        "main": plots.grouped_bars(
+            systems,
+            [
+                (f"{track}.micro_precision", "precision"),
+                (f"{track}.micro_recall", "recall"),
+                (f"{track}.micro_f1", "micro-F1"),
+                (f"{track}.example_f1", "example-F1"),
+                (f"{track}.complete_match_rate", "complete match"),
+            ],
+            f"{track} labels",
+        ),
+        "recall_at_k": plots.recall_at_k(systems, track, RECALL_AT_K),
+        "cardinality": plots.cardinality(systems, track),
+        "explicit": plots.explicit_implicit(systems, track),
+        "truncation": plots.grouped_bars(
+            systems,
+            [
+                (f"{track}.micro_f1_top1", "top-1"),
+                (f"{track}.micro_f1_top2", "top-2"),
+                (f"{track}.micro_f1", "full list"),
+            ],
+            "micro-F1",
+            width=4.6,
+        ),
+        "operating": plots.operating_points(systems),
+        "coverage": plots.coverage(results["coverage"]) if results["coverage"] else "",
+    }
+
+
+def render_report(results: dict[str, Any]) -> str:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
+    env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style)
+    conditions = list(results["systems"][0]["per_condition_f1"]) if results["systems"] else []
+    axes = sorted({axis for s in results["systems"] for axis in s["subgroups"]})
+    return env.get_template("report.html.j2").render(
+        r=results,
+        figs=figures(results),
+        main_columns=MAIN_COLUMNS,
+        track_titles=TRACK_TITLES,
+        ks=RECALL_AT_K,
+        conditions=conditions,
+        axes=axes,
+        palette=plots.PALETTE,
+        agreement_rows=_agreement_rows(results.get("agreement") or []),
+    )
+
+
+def _agreement_rows(found: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Flatten each agreement result to (source, [(field, number or text)]) for a generic table."""
+    rows = []
+    for item in found:
+        data = item["result"]
+        flat = (
+            [(k, v) for k, v in data.items() if isinstance(v, int | float | str)]
+            if isinstance(data, dict)
+            else []
+        )
+        rows.append((Path(item["source"]).name, flat))
+    return rows
+
+
+def write_report(run_dir: Path) -> Path:
+    """Render ``RUN_DIR/report.html`` from ``RUN_DIR/results.json``."""
+    run_dir = Path(run_dir)
+    path = run_dir / RESULTS_FILE
+    if not path.exists():
+        raise UsageError(
+            f"{run_dir} has no {RESULTS_FILE}",
+            hint="run `admitdx score --dataset DIR --predictions DIR --matcher NAME --out RUN_DIR` first",
+        )
+    results = json.loads(path.read_text(encoding="utf-8"))
+    out = run_dir / REPORT_FILE
+    out.write_text(render_report(results), encoding="utf-8")
+    return out
