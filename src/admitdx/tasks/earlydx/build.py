@@ -1,0 +1,228 @@
+"""``build_earlydx``: MIMIC-IV root → EarlyDx dataset directory.
+
+Steps, all in DuckDB until the last: (1) the cohort table; (2) label-filter verdicts for the
+distinct titles; (3) one temporary table per evidence section and for the labels; (4) one query
+joining them to the cohort, streamed in stay_id order a batch at a time, each encounter rendered,
+labelled, split and written as soon as it arrives. Python never holds more than one batch.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from admitdx.contracts import INSTANCES_FILE
+from admitdx.runs import fingerprint_files, write_manifest
+from admitdx.sources.mimic import MimicSource, open_mimic
+from admitdx.tasks.earlydx.cohort import create_cohort
+from admitdx.tasks.earlydx.explicit import InputIndex
+from admitdx.tasks.earlydx.output import COVERAGE_FILE, PARQUET_FILE, InstanceWriter, write_coverage
+from admitdx.tasks.earlydx.params import HISTORY, EarlyDxParams
+from admitdx.tasks.earlydx.references import build_references, labels_sql, register_verdicts
+from admitdx.tasks.earlydx.sections import ACUTE, HISTORY_PARTS
+from admitdx.tasks.earlydx.sections.labs import window_condition
+from admitdx.tasks.earlydx.serialize import serialize, serialize_history
+from admitdx.tasks.earlydx.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
+
+TASK = "earlydx"
+STAGE = "build earlydx"
+FETCH_ROWS = 2000
+
+#: progress(stage, done, total): stage is "sections" while tables are built, then "encounters".
+Progress = Callable[[str, int, int], None]
+
+
+def build_earlydx(
+    mimic_dir: Path,
+    out_dir: Path,
+    params: EarlyDxParams,
+    *,
+    split_file: Path | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Build the EarlyDx dataset of ``mimic_dir`` into ``out_dir``; return the manifest's counts."""
+    mimic_dir, out_dir = Path(mimic_dir), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fixed_split = read_split_file(split_file) if split_file else None
+    spill = out_dir / ".duckdb_tmp"
+    report = progress or (lambda stage, done, total: None)
+    try:
+        with open_mimic(mimic_dir, memory_limit=params.memory_limit) as src:
+            src.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
+            src.con.execute("SET preserve_insertion_order = false")
+            with src.translate_errors():
+                counts = create_cohort(src, params)
+                counts.update(register_verdicts(src))
+                tables = _materialize(src, params, report)
+                lab_coverage = _lab_coverage(src, params, counts["cohort_stays"])
+                splitter = Splitter(params.test_fraction, params.seed, fixed_split)
+                outputs = _write(src, params, tables, out_dir, counts, splitter, report)
+            inputs = {
+                "mimic_dir": str(mimic_dir.resolve()),
+                "source_files": fingerprint_files([t.path for t in src.tables.values()], root=mimic_dir),
+                "params": params.to_dict(),
+                "split_file": str(split_file) if split_file else None,
+            }
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+    outputs["lab_coverage_by_scope"] = lab_coverage
+    write_manifest(out_dir, stage=STAGE, inputs=inputs, outputs=outputs)
+    return outputs
+
+
+def _materialize(src: MimicSource, p: EarlyDxParams, report: Progress) -> dict[str, str | None]:
+    """One temp table per section (and for the labels); None for a section whose source is absent."""
+    queries = {s.name: s.sql(p, src) for s in (*ACUTE, *HISTORY_PARTS)}
+    queries["labels"] = labels_sql(src)
+    tables: dict[str, str | None] = {}
+    for i, (name, sql) in enumerate(queries.items()):
+        report("sections", i, len(queries))
+        if sql is None:
+            tables[name] = None
+            continue
+        tables[name] = f"sec_{name}"
+        src.con.execute(f"CREATE OR REPLACE TEMP TABLE sec_{name} AS {sql}")
+    report("sections", len(queries), len(queries))
+    return tables
+
+
+def _lab_coverage(src: MimicSource, p: EarlyDxParams, cohort: int) -> dict[str, Any]:
+    """Cohort stays with at least one in-window lab result under each lab scope (the trap)."""
+    if not src.has("hosp.labevents"):
+        return {scope: {"stays": 0, "fraction": 0.0} for scope in ("ed-stay", "admission")}
+    out: dict[str, Any] = {}
+    for scope in ("ed-stay", "admission"):
+        join = window_condition(p, scope)
+        sql = f"SELECT count(DISTINCT c.stay_id) FROM cohort c JOIN hosp.labevents l ON {join}"
+        (n,) = src.con.execute(sql).fetchone()  # type: ignore[misc]
+        out[scope] = {"stays": n, "fraction": round(n / cohort, 4) if cohort else 0.0}
+    return out
+
+
+def _final_sql(tables: dict[str, str | None]) -> str:
+    cols = ", ".join(f"{t}.v AS {name}" if t else f"NULL AS {name}" for name, t in tables.items())
+    joins = " ".join(f"LEFT JOIN {t} ON {t}.stay_id = c.stay_id" for t in tables.values() if t)
+    return f"SELECT c.*, {cols} FROM cohort c {joins} ORDER BY c.stay_id"
+
+
+def _write(
+    src: MimicSource,
+    p: EarlyDxParams,
+    tables: dict[str, str | None],
+    out_dir: Path,
+    counts: dict[str, Any],
+    splitter: Splitter,
+    report: Progress,
+) -> dict[str, Any]:
+    total = counts["cohort_stays"]
+    tally: Counter[str] = Counter()
+    present_cohort: Counter[str] = Counter()
+    present_dataset: Counter[str] = Counter()
+    writer = InstanceWriter(out_dir)
+    try:
+        result = src.con.execute(_final_sql(tables))
+        names = [d[0] for d in result.description]
+        done = 0
+        while batch := result.fetchmany(FETCH_ROWS):
+            for values in batch:
+                row = dict(zip(names, values, strict=True))
+                record, present = _encounter(row, p, tally, splitter)
+                present_cohort.update(present)
+                if record is not None:
+                    present_dataset.update(present)
+                    tally[f"{record['split']}_encounters"] += 1
+                    writer.write(record)
+            done += len(batch)
+            report("encounters", done, total)
+        write_split_file(writer.staged(SPLIT_FILE), splitter.assigned)
+        coverage = _coverage(present_cohort, present_dataset, total, writer.written)
+        write_coverage(writer.staged(COVERAGE_FILE), coverage)
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    subjects = Counter(splitter.assigned.values())
+    return {
+        "files": [INSTANCES_FILE, PARQUET_FILE, COVERAGE_FILE, SPLIT_FILE],
+        "counts": {
+            **counts,
+            "encounters_with_labels": writer.written,
+            "encounters_excluded_no_label": total - writer.written,
+            "labels_per_encounter": round(tally["labels_kept"] / writer.written, 3)
+            if writer.written
+            else 0.0,
+            "explicit_fraction": round(tally["labels_explicit"] / tally["labels_kept"], 4)
+            if tally["labels_kept"]
+            else 0.0,
+            **dict(sorted(tally.items())),
+            "train_subjects": subjects["train"],
+            "test_subjects": subjects["test"],
+            "split_subjects_not_in_file": splitter.not_in_file,
+        },
+        "sections_absent_source": [name for name, t in tables.items() if t is None],
+        "coverage": coverage,
+    }
+
+
+def _encounter(
+    row: dict[str, Any], p: EarlyDxParams, tally: Counter[str], splitter: Splitter
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """Render one encounter; None when no label survives. Also the sections present before ablation."""
+    sections = {s.name: s.render(row[s.name], p) for s in ACUTE}
+    history = serialize_history({s.name: s.render(row[s.name], p) for s in HISTORY_PARTS})
+    present = [name for name, text in sections.items() if text is not None]
+    if history is not None:
+        present.append(HISTORY)
+    for name in p.drop_sections:
+        if name == HISTORY:
+            history = None
+        else:
+            sections[name] = None
+    text = serialize(sections, history)
+    refs = build_references(row["labels"], InputIndex(text), p, tally)
+    if not refs:
+        return None, present
+    record = {
+        "id": f"{TASK}-{row['stay_id']}",
+        "subject_id": row["subject_id"],
+        "task": TASK,
+        "split": splitter(row["subject_id"]),
+        "sections": sections,
+        "text": text,
+        "references": [asdict(r) for r in refs],
+        "meta": {
+            "age": row["age"],
+            "sex": row["sex"],
+            "race": row["race"],
+            "insurance": row["insurance"],
+            "language": row["language"],
+            "acuity": row["acuity"],
+            "arrival": row["arrival"],
+            "anchor_year_group": row["anchor_year_group"],
+            "ed_disposition": row["ed_disposition"],
+        },
+        "history": history,
+        "hadm_id": row["hadm_id"],
+        "stay_id": row["stay_id"],
+        "t0": row["t0"].isoformat(sep=" ") if row["t0"] is not None else None,
+    }
+    return record, present
+
+
+def _coverage(
+    cohort: Counter[str], dataset: Counter[str], n_cohort: int, n_dataset: int
+) -> dict[str, dict[str, Any]]:
+    names = [s.name for s in ACUTE] + [HISTORY]
+    return {
+        name: {
+            "cohort_present": cohort[name],
+            "cohort_fraction": round(cohort[name] / n_cohort, 4) if n_cohort else 0.0,
+            "dataset_present": dataset[name],
+            "dataset_fraction": round(dataset[name] / n_dataset, 4) if n_dataset else 0.0,
+        }
+        for name in names
+    }

@@ -1,0 +1,50 @@
+"""Echocardiography (§3.2 viii): structured measurements from MIMIC-IV-ECHO windowed on their
+measurement time — the ``echo_max_measurements`` (8, the authors') most recent results at or before
+the cutoff, newest first then by measurement name (the authors take the first 8 rows in file
+order, which is not reproducible across file formats).
+
+The table is ``structured-measurement.csv.gz`` (view ``echo.structured_measurement``; the plural
+spelling is accepted too) with ``subject_id, measurement_datetime, measurement, result, unit``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.earlydx.params import EarlyDxParams
+from admitdx.tasks.earlydx.sections.base import Section
+
+TABLES = ("echo.structured_measurement", "echo.structured_measurements")
+
+
+def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
+    table = next((t for t in TABLES if src.has(t)), None)
+    if table is None:
+        return None
+    return f"""
+        WITH e AS (
+            SELECT subject_id, CAST(measurement_datetime AS TIMESTAMP) AS t,
+                   trim(CAST(measurement AS VARCHAR)) AS name,
+                   nullif(trim(CAST(result AS VARCHAR)), '') AS result,
+                   nullif(trim(CAST(unit AS VARCHAR)), '') AS unit
+            FROM {table}
+        ), m AS (
+            SELECT c.stay_id, e.t, e.name, e.result, e.unit
+            FROM cohort c JOIN e ON e.subject_id = c.subject_id
+            WHERE e.t <= c.cutoff AND e.result IS NOT NULL
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id ORDER BY e.t DESC, e.name, e.result)
+                    <= {int(p.echo_max_measurements)}
+        )
+        SELECT stay_id, list(struct_pack(name, result, unit) ORDER BY t DESC, name, result) AS v
+        FROM m GROUP BY stay_id
+    """
+
+
+def _render(v: list[dict[str, Any]] | None, p: EarlyDxParams) -> str | None:
+    if not v:
+        return None
+    return "; ".join(f"{r['name']} {r['result']}{' ' + r['unit'] if r['unit'] else ''}" for r in v)
+
+
+SECTION = Section("echo", "Echocardiogram", _sql, _render)
