@@ -41,6 +41,7 @@ class InputError(AdmitdxError):
             f"{k} {v}" for k, v in (("table", table), ("column", column), ("row", row)) if v is not None
         )
         super().__init__(f"{message} ({where})" if where else message, hint=hint)
+        self.detail = message  # the message without the "(table …, column …, row …)" suffix
         self.table = table
         self.column = column
         self.row = row

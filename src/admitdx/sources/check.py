@@ -171,7 +171,7 @@ def _table_report(source: MimicSource, key: str) -> TableReport:
     if key in source.unreadable:
         report.status = "unreadable"
         err = source.unreadable[key]
-        report.problems.append(Problem(ERROR, err.message, err.column, err.row))
+        report.problems.append(Problem(ERROR, err.detail, err.column, err.row))
         return report
     header = source.columns[key]
     report.columns = len(header)
@@ -189,7 +189,7 @@ def _table_report(source: MimicSource, key: str) -> TableReport:
         if damage:  # the CSV error was only a symptom of a corrupt download
             report.problems.append(Problem(ERROR, f"corrupt gzip file: {damage}"))
         else:
-            report.problems.append(Problem(ERROR, err.message, err.column, err.row))
+            report.problems.append(Problem(ERROR, err.detail, err.column, err.row))
         return report
     assert row is not None
     report.rows = int(row[0])
