@@ -1,0 +1,123 @@
+"""Time ``admitdx data check`` and ``data convert`` on synthetic MIMIC-IV roots of several sizes.
+
+Usage:
+    python bench/bench_data.py                      # 1k and 10k synthetic patients
+    python bench/bench_data.py --patients 1000 10000 100000
+    python bench/bench_data.py --root ../shared/data/mimic-iv-demo   # an existing root instead
+
+Each step runs in a fresh Python process so that its peak resident memory (``ru_maxrss``, which
+includes DuckDB's buffers) is its own. Prints, per root and step: rows read, seconds, rows/s, peak
+memory. Synthetic roots come from ``admitdx.sources.synthetic.generate_synthetic`` (seed fixed) and
+are generated once per size under ``--workdir``; the generation time is printed but is not what
+this script measures (see the generator's own benchmark).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Targets from issue 2 (peak memory under 4 GiB on 2 cores); printed next to the figures.
+PEAK_MEMORY_TARGET_MB = 4096
+
+
+def _peak_rss_mb() -> float:
+    # Linux reports ru_maxrss in KiB.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_step(step: str, root: Path, out: Path) -> dict[str, float]:
+    """One step in this process: returns rows, seconds and peak memory."""
+    from admitdx.sources.check import check_mimic
+    from admitdx.sources.convert import convert_mimic
+
+    started = time.perf_counter()
+    if step == "check":
+        report = check_mimic(root)
+        rows = sum(t.rows or 0 for m in report.modules for t in m.tables)
+        if not report.ok:
+            raise SystemExit(f"data check found errors in {root}: {report.errors()[:3]}")
+    else:
+        shutil.rmtree(out, ignore_errors=True)
+        rows = sum(r.rows for r in convert_mimic(root, out))
+    return {"rows": rows, "seconds": time.perf_counter() - started, "peak_mb": _peak_rss_mb()}
+
+
+def _in_child(step: str, root: Path, out: Path) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--step", step, "--root", str(root), "--out", str(out)]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _synthetic_root(patients: int, seed: int, workdir: Path) -> Path:
+    try:
+        from admitdx.sources.synthetic import generate_synthetic
+    except ImportError as e:
+        raise SystemExit(f"the synthetic generator is not available ({e}); pass --root DIR instead") from e
+    root = workdir / f"synthetic-{patients}-seed{seed}"
+    if not (root / "hosp").is_dir():
+        started = time.perf_counter()
+        generate_synthetic(root, patients=patients, seed=seed)
+        print(
+            f"generated {patients:,} patients in {time.perf_counter() - started:.1f} s → {root}", flush=True
+        )
+    return root
+
+
+def _du_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--patients", type=int, nargs="+", default=[1000, 10_000])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--root", type=Path, help="benchmark this existing root instead of synthetic ones")
+    parser.add_argument(
+        "--workdir", type=Path, help="where synthetic roots and Parquet copies go (default: temp)"
+    )
+    parser.add_argument("--step", choices=("check", "convert"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.step:  # child mode: one measured step, JSON on the last line
+        print(json.dumps(run_step(args.step, args.root, args.out)))
+        return
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="admitdx-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    roots = (
+        [("given", args.root)]
+        if args.root
+        else [(f"{n:,} patients", _synthetic_root(n, args.seed, workdir)) for n in args.patients]
+    )
+    print(
+        f"\n{'root':<16} {'input MB':>9} {'step':<8} {'rows':>13} {'seconds':>8} {'rows/s':>12} "
+        f"{'peak MB':>8}  (target peak < {PEAK_MEMORY_TARGET_MB} MB)"
+    )
+    for label, root in roots:
+        out = workdir / f"parquet-{root.name}"
+        for step in ("check", "convert"):
+            r = _in_child(step, root, out)
+            rate = r["rows"] / r["seconds"] if r["seconds"] else float("nan")
+            print(
+                f"{label:<16} {_du_mb(root):>9.1f} {step:<8} {int(r['rows']):>13,} {r['seconds']:>8.2f} "
+                f"{rate:>12,.0f} {r['peak_mb']:>8.0f}",
+                flush=True,
+            )
+        print(f"{'':<16} parquet copy: {_du_mb(out):.1f} MB", flush=True)
+    if not args.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
