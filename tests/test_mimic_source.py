@@ -138,3 +138,23 @@ def test_folder_without_modules_is_not_a_root(tmp_path: Path) -> None:
         open_mimic(tmp_path)
     with pytest.raises(InputError, match="not a directory"):
         open_mimic(tmp_path / "nope")
+
+
+def test_echo_release_files_are_typed(tmp_path: Path) -> None:
+    """MIMIC-IV-ECHO puts hyphenated CSVs at its release top; views are named with underscores."""
+    echo = tmp_path / "mimic-iv-echo-0.1"
+    echo.mkdir()
+    (echo / "echo-record-list.csv").write_text(
+        "subject_id,study_id,acquisition_datetime,dicom_filepath\n"
+        "10002221,94106955,2204-12-01 12:57:24,files/p10/p10002221/s94106955/94106955_0001.dcm\n"
+    )
+    _write_csv_gz(
+        echo / "structured-measurements.csv.gz",
+        ["subject_id", "measurement_datetime", "measurement", "result", "unit"],
+        [["10002221", "2204-12-01 13:10:00", "LVEF", "35", "%"]],
+    )
+    with open_mimic(tmp_path) as src:
+        assert sorted(src.tables) == ["echo.echo_record_list", "echo.structured_measurements"]
+        assert _column_types(src, "echo", "echo_record_list")["acquisition_datetime"] == "TIMESTAMP"
+        assert _column_types(src, "echo", "structured_measurements")["measurement_datetime"] == "TIMESTAMP"
+        assert src.execute("SELECT result FROM echo.structured_measurements").fetchall() == [("35",)]

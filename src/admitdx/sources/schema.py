@@ -265,6 +265,12 @@ _DDL: dict[str, dict[str, tuple[str, str]]] = {
             "subject_id INT NN, study_id INT NN, study_datetime TIMESTAMP, note_id TEXT, note_seq INT, "
             "note_charttime TIMESTAMP",
         ),
+        # v1.0 structured measurements (structured-measurement.csv.gz): not in the schema doc; the
+        # columns are those EarlyDx's echo section reads. The plural file name is accepted too.
+        "structured_measurement": (
+            "opt",
+            "subject_id INT NN, measurement_datetime TIMESTAMP, measurement TEXT, result TEXT, unit TEXT",
+        ),
     },
     "icu": {
         "icustays": (
@@ -346,9 +352,14 @@ SCHEMAS: dict[str, TableSchema] = {
 }
 
 
+# Other spellings of a table's file name seen in the wild → the documented name.
+_ALIASES = {"echo.structured_measurements": "echo.structured_measurement"}
+
+
 def schema_for(module: str, table: str) -> TableSchema | None:
     """The documented schema of ``module.table``, or None for a table MIMIC does not document."""
-    return SCHEMAS.get(f"{module}.{table}")
+    key = f"{module}.{table}"
+    return SCHEMAS.get(_ALIASES.get(key, key))
 
 
 def expected_tables(module: str) -> list[TableSchema]:
