@@ -1,5 +1,6 @@
 """Triage vitals with acuity (§3.2 ii), in the authors' order: temperature, heart rate,
-respiratory rate, SpO2, blood pressure, ESI acuity. Taken at ED arrival (see chief_complaint)."""
+respiratory rate, SpO2, blood pressure, ESI acuity. Taken at ED arrival (see chief_complaint).
+Fields not recorded are left out rather than printed as None."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from admitdx.tasks.earlydx.params import EarlyDxParams
 from admitdx.tasks.earlydx.sections.base import Section, num, require
 
 _FIELDS = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp", "acuity")
+_SHOWN = (("T", "temperature"), ("HR", "heartrate"), ("RR", "resprate"), ("SpO2 ", "o2sat"))
 
 
 def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
@@ -28,10 +30,12 @@ def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
 def _render(v: dict[str, Any] | None, p: EarlyDxParams) -> str | None:
     if v is None:
         return None
-    return (
-        f"T{num(v['temperature'])} HR{num(v['heartrate'])} RR{num(v['resprate'])} "
-        f"SpO2 {num(v['o2sat'])} BP{num(v['sbp'])}/{num(v['dbp'])} acuity {num(v['acuity'])}"
-    )
+    parts = [f"{label}{num(v[f])}" for label, f in _SHOWN if v[f] is not None]
+    if v["sbp"] is not None or v["dbp"] is not None:
+        parts.append(f"BP{num(v['sbp'])}/{num(v['dbp'])}")
+    if v["acuity"] is not None:
+        parts.append(f"acuity {num(v['acuity'])}")
+    return " ".join(parts)
 
 
 SECTION = Section("triage", "Triage", _sql, _render)
