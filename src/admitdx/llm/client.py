@@ -203,7 +203,7 @@ class LLMClient:
         exc = state.outcome.exception() if state.outcome else None
         after = getattr(exc, "retry_after_s", None)
         if after is not None:
-            return min(after, self.config.backoff_max_s)
+            return min(after, self.config.retry_after_max_s)
         return wait_random_exponential(
             multiplier=self.config.backoff_initial_s, max=self.config.backoff_max_s
         )(state)

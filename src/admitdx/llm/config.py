@@ -34,6 +34,9 @@ class LLMConfig:
     ``json_schema`` and switches to ``json_object`` for the rest of the run the first time the
     server rejects it with a 400/422.
 
+    Retries back off exponentially with full jitter from ``backoff_initial_s`` up to
+    ``backoff_max_s``; a server's ``Retry-After`` overrides that, up to ``retry_after_max_s``.
+
     ``model_revision`` names the exact weights (a GGUF file hash, a Hugging Face revision, an API
     snapshot date): it enters the cache key next to ``model``, because a server alias such as
     ``gpt-4o`` or ``local`` says nothing about which weights answered.
@@ -52,6 +55,7 @@ class LLMConfig:
     retries: int = 8
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 60.0
+    retry_after_max_s: float = 300.0
     structured: StructuredDialect = "auto"
     cache_path: Path | None = DEFAULT_CACHE_PATH
     cache_only: bool = False

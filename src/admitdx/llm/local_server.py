@@ -74,6 +74,11 @@ class LocalServer:
     port: int | None = None
     process: subprocess.Popen[bytes] | None = None
 
+    def __post_init__(self) -> None:
+        # Resolved now, so that config() (model hash, port) is known before the server starts.
+        self.model_path = Path(self.model_path) if self.model_path else default_gguf()
+        self.port = self.port or free_loopback_port()
+
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
@@ -83,15 +88,16 @@ class LocalServer:
         return Path(self.model_path or "local").stem
 
     def start(self) -> LocalServer:
+        if self.process is not None and self.process.poll() is None:
+            return self
         if not llama_cpp_available():
             raise UsageError(
                 "llama-cpp-python is not installed, so no local model server can be started",
                 hint="pip install 'admitdx[local]' (builds llama.cpp, ~4 min) or set base_url to a server",
             )
-        self.model_path = Path(self.model_path) if self.model_path else default_gguf()
+        assert self.model_path is not None
         if not self.model_path.is_file():
             raise UsageError(f"model file {self.model_path} not found", hint="pass the path of a .gguf file")
-        self.port = self.port or free_loopback_port()
         threads = self.n_threads or len(os.sched_getaffinity(0))
         cmd = [
             sys.executable, "-m", "llama_cpp.server",
@@ -137,7 +143,7 @@ class LocalServer:
 
         One request at a time (``concurrency=1``): the server decodes sequentially anyway.
         """
-        assert self.model_path is not None, "start() the server first"
+        assert self.model_path is not None
         base = LLMConfig(
             base_url=self.base_url,
             model=self.alias,

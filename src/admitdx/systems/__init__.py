@@ -74,4 +74,5 @@ def _load_builtin() -> None:
 _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.frequency",
     "admitdx.systems.knn",
+    "admitdx.systems.llm",
 ]

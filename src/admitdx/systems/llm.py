@@ -1,0 +1,209 @@
+"""The prompted LLM predictor (system kind ``llm``): zero-shot, few-shot and chain-of-thought.
+
+Configured in the ``admitdx predict --config`` file::
+
+    systems:
+      smollm-zero:
+        kind: llm
+        base_url: local            # start the embedded llama.cpp server (SmolLM2-135M by default)
+        prompt: zero-shot          # zero-shot | few-shot | cot
+      qwen-fewshot:
+        kind: llm
+        base_url: http://127.0.0.1:8000/v1
+        model: Qwen/Qwen2.5-7B-Instruct
+        prompt: few-shot
+        k: 5                       # EarlyDx 4.2: five exemplars; CliniBench 4.3: 1, 3 or 5
+        retriever: bm25            # bm25 | dense | random (CliniBench 4.3)
+        graded: true               # each diagnosis confirmed/suspected + confidence
+
+Every other key is an :class:`~admitdx.llm.config.LLMConfig` option (model, temperature, seed,
+concurrency, timeout_s, retries, structured, cache_path, cache_only, …).
+
+Protocol choices: greedy decoding (EarlyDx appendix K, CliniBench 4.2); the answer is constrained
+to a JSON schema by the server (CliniBench 4.2) and parsed tolerantly when a server ignores it;
+chain-of-thought puts a ``reasoning`` field before the list (CliniBench 4.2), kept as the
+prediction's ``rationale``; few-shot exemplars are the nearest training encounters by the chosen
+retriever, shown with their evidence-supported labels (supported + partial when the dataset is
+audited — EarlyDx's "evidence-supported" set — else all labels), most similar last, so it sits
+next to the question. An exemplar with no such label is skipped in favour of the next neighbour.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+from admitdx.contracts import Instance, Prediction
+from admitdx.errors import UsageError
+from admitdx.llm.client import ChatRequest, Completion, LLMClient
+from admitdx.llm.config import LLMConfig
+from admitdx.llm.egress import AllowedHost
+from admitdx.llm.local_server import LocalServer
+from admitdx.llm.prompts import load_prompt
+from admitdx.llm.schemas import ListShape, diagnosis_schema, read_diagnoses
+from admitdx.retrieval import make_retriever
+from admitdx.systems import register
+
+PromptStyle = Literal["zero-shot", "few-shot", "cot"]
+LOCAL = "local"
+
+DESCRIPTION = (
+    "prompted LLM on any OpenAI-compatible server (zero-shot, few-shot with retrieved exemplars, "
+    "chain-of-thought; optional confirmed/suspected grading). With `base_url: local` it runs the "
+    "embedded SmolLM2-135M-Instruct, which proves the path works end to end, not clinical skill."
+)
+
+
+def clip(text: str, max_chars: int | None) -> str:
+    """Cut a record to ``max_chars`` (for small local context windows); None keeps it whole."""
+    return text if max_chars is None or len(text) <= max_chars else text[:max_chars] + "\n[…truncated]"
+
+
+@register("llm", DESCRIPTION)
+class LLMPredictor:
+    """Options beyond :class:`LLMConfig`'s:
+
+    ``prompt`` style; ``k`` exemplars and ``retriever`` (+ ``retriever_options``) for few-shot;
+    ``exemplar_classes`` — which audited labels an exemplar shows; ``graded`` output;
+    ``min_items``/``max_items``/``min_chars``/``max_chars`` of the list and
+    ``reasoning_max_chars`` of the chain of thought; ``max_input_chars`` cuts
+    each record (default: whole — the papers use the full input); ``prompt_file`` replaces the
+    shipped template; ``local_model``/``local_n_ctx`` configure the embedded server.
+    """
+
+    def __init__(
+        self,
+        *,
+        prompt: PromptStyle = "zero-shot",
+        k: int = 5,
+        retriever: str = "bm25",
+        retriever_options: dict[str, Any] | None = None,
+        exemplar_classes: tuple[str, ...] | list[str] = ("supported", "partial"),
+        graded: bool = False,
+        min_items: int = 1,
+        max_items: int = 20,
+        min_chars: int = 3,
+        max_chars: int = 70,
+        reasoning_max_chars: int = 1500,
+        max_input_chars: int | None = None,
+        prompt_file: str | None = None,
+        local_model: str | None = None,
+        local_n_ctx: int = 2048,
+        allow_hosts: list[AllowedHost] | None = None,
+        **llm_options: Any,
+    ) -> None:
+        if prompt not in ("zero-shot", "few-shot", "cot"):
+            raise UsageError(f"prompt must be zero-shot, few-shot or cot (got {prompt!r})")
+        self.name = f"llm-{prompt}"
+        self.style = prompt
+        self.k = k
+        self.exemplar_classes = tuple(exemplar_classes)
+        self.graded = graded
+        self.shape = ListShape(min_items, max_items, min_chars, max_chars, reasoning_max_chars)
+        self.max_input_chars = max_input_chars
+        self.template = load_prompt(prompt_file or "predict.v1")
+        self.schema = diagnosis_schema(self.shape, reasoning=prompt == "cot", graded=graded)
+        self.retriever = (
+            make_retriever(retriever, **(retriever_options or {})) if prompt == "few-shot" else None
+        )
+        self._train: list[Instance] = []
+        self.fit_summary: dict[str, Any] = {}
+        self.local: LocalServer | None = None
+        if llm_options.get("base_url") == LOCAL:
+            # The embedded server starts only when there is something to predict (see predict()).
+            self.local = LocalServer(model_path=local_model, n_ctx=local_n_ctx)
+            defaults = dataclasses.asdict(self.local.config())
+            llm_options = {**defaults, **{k: v for k, v in llm_options.items() if k != "base_url"}}
+        self.client = LLMClient(LLMConfig.from_options(llm_options), allow_hosts=allow_hosts)
+
+    def manifest_inputs(self) -> dict[str, Any]:
+        """Prompt hash, model identity and egress decision: a change refuses to resume."""
+        identity = self.client.config.identity()
+        if self.local is not None:  # the port changes every start; the weights are what matter
+            identity["base_url"] = LOCAL
+        return {"prompt": self.template.identity(), "llm": identity, "egress": self.client.egress}
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, train: list[Instance]) -> None:
+        if self.retriever is None:
+            return
+        self._train = [t for t in train if self._exemplar_labels(t)]
+        if not self._train:
+            raise UsageError(
+                "few-shot needs training instances with labels of the classes "
+                f"{', '.join(self.exemplar_classes)}; none were found",
+                hint="audit the dataset first (`admitdx audit`) or set exemplar_classes",
+            )
+        self.retriever.fit([t.text for t in self._train])
+        self.fit_summary = {"exemplar_pool": len(self._train)}
+
+    def _exemplar_labels(self, inst: Instance) -> list[str]:
+        audited = any(r.evidence_class for r in inst.references)
+        return [r.text for r in inst.references if not audited or r.evidence_class in self.exemplar_classes]
+
+    def _exemplars(self, inst: Instance) -> list[dict[str, str]]:
+        if self.retriever is None:
+            return []
+        hits = self.retriever.query(inst.text, self.k)
+        shown = []
+        for hit in reversed(hits):  # most similar last, next to the question
+            ex = self._train[hit.index]
+            labels = self._exemplar_labels(ex)[: self.shape.max_items]
+            answer = (
+                [{"diagnosis": t, "status": "confirmed", "confidence": 1.0} for t in labels]
+                if self.graded
+                else labels
+            )
+            shown.append(
+                {"record": clip(ex.text, self.max_input_chars), "answer": json.dumps({"diagnoses": answer})}
+            )
+        return shown
+
+    # ------------------------------------------------------------------ predict
+    def request(self, inst: Instance) -> ChatRequest:
+        messages = self.template.render(
+            record=clip(inst.text, self.max_input_chars),
+            max_items=self.shape.max_items,
+            reasoning=self.style == "cot",
+            graded=self.graded,
+            exemplars=self._exemplars(inst),
+        )
+        return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})
+
+    def to_prediction(self, inst: Instance, c: Completion) -> Prediction:
+        error = c.parse_error
+        items, reasoning = [], None
+        if error is None:
+            read = read_diagnoses(c.parsed, self.shape.max_items)
+            items, reasoning, error = read.items, read.reasoning, read.error
+        return Prediction(
+            instance_id=inst.id,
+            system=self.name,
+            items=items,
+            rationale=reasoning,
+            raw=c.raw,
+            parse_error=error,
+            usage=c.usage,
+            latency_s=c.latency_s,
+        )
+
+    def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:
+        todo = list(instances)
+        if self.local is not None and todo:
+            self.local.start()
+        try:
+            for i, completion in self.client.map(self.request(inst) for inst in todo):
+                yield self.to_prediction(todo[i], completion)
+        finally:
+            stats = self.client.stats
+            self.fit_summary = {
+                **self.fit_summary,
+                "model_calls": stats.model_calls,
+                "cache_hits": stats.cache_hits,
+                "retries": stats.retries,
+                "parse_failures": stats.parse_failures,
+            }
+            if self.local is not None:
+                self.local.stop()
