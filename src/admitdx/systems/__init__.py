@@ -74,5 +74,6 @@ def _load_builtin() -> None:
 _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.frequency",
     "admitdx.systems.knn",
+    "admitdx.systems.extraction",
     "admitdx.systems.llm",
 ]
