@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from earlydx_roots import ED_IN, HADM, STAY, SUBJECT, T0, base_tables, lab, write_root
-
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
+from earlydx_roots import ED_IN, HADM, STAY, SUBJECT, T0, base_tables, lab, write_root
 
 
 def build(tmp_path: Path, tables: dict[str, list[dict[str, Any]]], **params: Any) -> dict[str, Any]:
@@ -105,7 +104,8 @@ def test_prior_admission_starting_after_t0_contributes_nothing(tmp_path: Path) -
             "note_seq": 1,
             "charttime": "2149-06-04 00:00:00",
             "storetime": "2149-06-04 15:00:00",
-            "text": "Chief Complaint:\nHA\n\nPast Medical History:\nHypertension, gout\n\nSocial History:\nnone",
+            "text": "Chief Complaint:\nHA\n\nPast Medical History:\nHypertension, gout\n\n"
+            "Social History:\nnone",
         },
         {
             "note_id": f"{SUBJECT}-DS-2",
