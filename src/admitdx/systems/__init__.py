@@ -75,5 +75,6 @@ _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.frequency",
     "admitdx.systems.knn",
     "admitdx.systems.extraction",
+    "admitdx.systems.tfidf",
     "admitdx.systems.llm",
 ]

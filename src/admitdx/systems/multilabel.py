@@ -1,0 +1,143 @@
+"""The multi-label head shared by the trained classifiers (TF-IDF and encoder): which titles are
+learnable, how a validation split is carved, how scores become predictions.
+
+**Label space.** The open-vocabulary titles seen in training (EarlyDx section 4.2: "a multi-label
+classifier over the open-vocabulary titles"), one label per :func:`~admitdx.systems.labels.label_key`.
+*Rare titles are set aside explicitly*: a title carried by fewer than ``min_label_count`` training
+encounters gets no classifier (one or two positives teach a linear model nothing but noise); the
+fit summary records how many titles were set aside and what share of training label occurrences
+they carry — the recall the classifier gives up by construction.
+
+**Emission.** ``emit="top_k"`` (default ``k=2``) names the k highest-scoring titles for every
+encounter, EarlyDx's ClinicalBERT setting. ``emit="threshold"`` names every title whose score
+reaches its own threshold, at most ``max_items`` (20, CliniBench's top-n), thresholds tuned per
+title on a validation split to maximise F1 (CliniBench section 3.2, appendix figure 6). Either way
+the ``raw`` field keeps the ``rank_depth`` best-scoring titles with their scores, for ranking metrics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from admitdx.contracts import Instance, PredictionItem
+from admitdx.errors import UsageError
+from admitdx.systems.labels import LabelCounts, instance_labels
+
+Emit = Literal["top_k", "threshold"]
+
+
+@dataclass(frozen=True)
+class LabelSpace:
+    keys: list[str]  # the learnable labels, most frequent first
+    titles: list[str]  # how each is written in predictions
+    summary: dict[str, float]
+
+    @classmethod
+    def from_instances(cls, train: Sequence[Instance], min_label_count: int) -> LabelSpace:
+        counts = LabelCounts.from_instances(train)
+        keys = [k for k in counts.most_frequent() if counts.encounters[k] >= min_label_count]
+        total = sum(counts.encounters.values())
+        kept = sum(counts.encounters[k] for k in keys)
+        if not keys:
+            raise UsageError(
+                f"no training title is carried by {min_label_count} or more encounters: nothing to learn",
+                hint="lower min_label_count, or use a larger training split",
+            )
+        summary = {
+            "labels": len(keys),
+            "rare_labels_set_aside": len(counts.encounters) - len(keys),
+            "share_of_label_occurrences_set_aside": round(1 - kept / total, 4),
+            "min_label_count": min_label_count,
+        }
+        return cls(keys, [counts.spelling[k] for k in keys], summary)
+
+    def indicator(self, instances: Sequence[Instance]) -> np.ndarray:
+        """(n instances × n labels) 0/1 matrix of the instances' learnable labels."""
+        column = {k: j for j, k in enumerate(self.keys)}
+        y = np.zeros((len(instances), len(self.keys)), dtype=np.int8)
+        for i, inst in enumerate(instances):
+            for key in instance_labels(inst):
+                if key in column:
+                    y[i, column[key]] = 1
+        return y
+
+
+def carve_validation(
+    train: Sequence[Instance], fraction: float, seed: int
+) -> tuple[list[Instance], list[Instance]]:
+    """Split the training instances by patient (all of a patient's encounters on one side), so a
+    threshold is never tuned on an encounter of a patient the model was fitted on."""
+
+    def held_out(subject_id: int) -> bool:
+        digest = hashlib.sha256(f"{seed}:{subject_id}".encode()).digest()
+        return int.from_bytes(digest[:8], "little") / 2**64 < fraction
+
+    fit = [i for i in train if not held_out(i.subject_id)]
+    val = [i for i in train if held_out(i.subject_id)]
+    if not fit or not val:
+        raise UsageError(f"a {fraction:.0%} validation split of {len(train)} training instances leaves "
+                         "one side empty", hint="use emit=top_k, or change validation_fraction")
+    return fit, val
+
+
+def tune_threshold(scores: np.ndarray, truth: np.ndarray, epsilon: float) -> float:
+    """CliniBench's threshold for one label (appendix figure 6), from validation scores and truth.
+
+    Never a positive prediction that is right (best F1 = 0): just above every observed score and
+    at least 0.5. Every threshold equally good: just below every observed score and at most 0.5.
+    Otherwise the midpoint between the F1-maximising observed score (ties: the lowest, more
+    sensitive one) and the next lower observed score. The figure's formula is garbled in the
+    paper; this reading keeps the best threshold's validation decisions with a margin either side.
+    """
+    candidates = np.unique(scores)  # ascending
+    order = np.argsort(-scores, kind="stable")
+    sorted_scores, sorted_truth = scores[order], truth[order]
+    # predicting positive for score >= t: true positives among the scores >= t
+    tp_at = np.cumsum(sorted_truth)[np.searchsorted(-sorted_scores, -candidates, side="right") - 1]
+    n_pred = np.searchsorted(-sorted_scores, -candidates, side="right")
+    f1 = 2 * tp_at / (n_pred + truth.sum())
+    if f1.max() == 0:
+        return float(max(candidates.max() + epsilon, 0.5))
+    if f1.min() == f1.max():
+        return float(min(candidates.min() - epsilon, 0.5))
+    best = int(np.argmax(f1))  # among equal F1, the lowest threshold (the more sensitive one)
+    if best == 0:
+        return float(candidates[0] - epsilon)
+    return float((candidates[best] + candidates[best - 1]) / 2)
+
+
+def tune_thresholds(scores: np.ndarray, truth: np.ndarray, epsilon: float = 1e-4) -> np.ndarray:
+    return np.array([tune_threshold(scores[:, j], truth[:, j], epsilon) for j in range(scores.shape[1])])
+
+
+@dataclass
+class Emission:
+    """Turns one encounter's label scores into ranked prediction items and a raw ranking."""
+
+    titles: list[str]
+    emit: Emit = "top_k"
+    k: int = 2
+    max_items: int = 20
+    rank_depth: int = 20
+    thresholds: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.emit not in ("top_k", "threshold"):
+            raise UsageError(f"emit must be top_k or threshold (got {self.emit!r})")
+
+    def items(self, scores: np.ndarray) -> tuple[list[PredictionItem], str]:
+        order = np.argsort(-scores, kind="stable")
+        if self.emit == "top_k":
+            chosen = order[: self.k]
+        else:
+            assert self.thresholds is not None, "threshold emission needs tuned thresholds"
+            chosen = [j for j in order if scores[j] >= self.thresholds[j]][: self.max_items]
+        items = [PredictionItem(self.titles[j], score=float(scores[j])) for j in chosen]
+        ranking = [[self.titles[j], round(float(scores[j]), 6)] for j in order[: self.rank_depth]]
+        return items, json.dumps({"ranking": ranking})
