@@ -132,3 +132,30 @@ def test_drop_sections_ablates_at_build_and_at_prompt_time(
         assert drop_sections(full[inst.id], ("labs", "history")).text == inst.text
     demo_cc = drop_sections(next(iter(full.values())), DEMO_CC_ONLY)
     assert [k for k, v in demo_cc.sections.items() if v] == ["demographics", "chief_complaint"]
+
+
+def test_rebuild_with_same_inputs_is_skipped_unless_forced(demo_dir: Path, tmp_path: Path) -> None:
+    first = build_earlydx(demo_dir, tmp_path, EarlyDxParams())
+    assert "skipped" not in first
+    before = (tmp_path / "instances.jsonl").stat().st_mtime_ns
+    again = build_earlydx(demo_dir, tmp_path, EarlyDxParams())
+    assert again["skipped"] is True and again["counts"] == first["counts"]
+    assert (tmp_path / "instances.jsonl").stat().st_mtime_ns == before
+    changed = build_earlydx(demo_dir, tmp_path, EarlyDxParams(window_hours=6))
+    assert "skipped" not in changed
+    assert json.loads((tmp_path / "manifest.json").read_text())["inputs"]["params"]["window_hours"] == 6
+    assert "skipped" not in build_earlydx(demo_dir, tmp_path, EarlyDxParams(window_hours=6), force=True)
+    assert not (tmp_path / ".building").exists() and not (tmp_path / ".duckdb_tmp").exists()
+
+
+def test_an_interrupted_duckdb_query_surfaces_as_keyboard_interrupt() -> None:
+    import threading
+
+    import duckdb
+
+    from admitdx.tasks.earlydx.build import _interruptible
+
+    con = duckdb.connect()
+    threading.Timer(0.3, con.interrupt).start()
+    with pytest.raises(KeyboardInterrupt), _interruptible():
+        con.execute("SELECT count(*) FROM range(100000000000) t(i) WHERE i % 7 = 3").fetchall()

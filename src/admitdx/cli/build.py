@@ -68,6 +68,7 @@ def earlydx(
     keep_sections: Annotated[str | None, _Opt(help=_KEEP_HELP)] = None,
     lab_char_budget: Annotated[int, _Opt(help="Characters of the lab line (authors: 700).")] = 700,
     memory_limit: Annotated[str, _Opt(help="DuckDB memory cap; larger work spills to --out.")] = "3GB",
+    force: Annotated[bool, _Opt(help="Rebuild even if --out holds a build of the same inputs.")] = False,
 ) -> None:
     """Build the EarlyDx task set: admission-anchored inputs, filtered ED-diagnosis labels, patient split.
 
@@ -95,7 +96,6 @@ def earlydx(
         seed=seed,
         drop_sections=dropped,
         lab_char_budget=lab_char_budget,
-        memory_limit=memory_limit,
     )
     console = Console(stderr=True)
     try:
@@ -108,10 +108,20 @@ def earlydx(
                     tasks[stage] = bar.add_task(label, total=total)
                 bar.update(tasks[stage], completed=done, total=total)
 
-            result = build_earlydx(mimic, out, params, split_file=split_file, progress=report)
+            result = build_earlydx(
+                mimic,
+                out,
+                params,
+                split_file=split_file,
+                progress=report,
+                memory_limit=memory_limit,
+                force=force,
+            )
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: nothing was written; rerun the same command to build again.")
         raise typer.Exit(130) from None
+    if result.get("skipped"):
+        console.print(f"{out} already holds this build (same inputs and parameters); use --force to rebuild.")
     counts = result["counts"]
     train, test = counts.get("train_encounters", 0), counts.get("test_encounters", 0)
     console.print(

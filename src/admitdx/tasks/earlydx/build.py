@@ -8,15 +8,19 @@ labelled, split and written as soon as it arrives. Python never holds more than 
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from admitdx.contracts import INSTANCES_FILE
-from admitdx.runs import fingerprint_files, write_manifest
+from admitdx.runs import fingerprint_files, read_manifest, write_manifest
 from admitdx.sources.mimic import MimicSource, open_mimic
 from admitdx.tasks.earlydx.cohort import create_cohort
 from admitdx.tasks.earlydx.explicit import InputIndex
@@ -43,15 +47,31 @@ def build_earlydx(
     *,
     split_file: Path | None = None,
     progress: Progress | None = None,
+    memory_limit: str = "3GB",
+    force: bool = False,
 ) -> dict[str, Any]:
-    """Build the EarlyDx dataset of ``mimic_dir`` into ``out_dir``; return the manifest's counts."""
+    """Build the EarlyDx dataset of ``mimic_dir`` into ``out_dir``; return the manifest's outputs.
+
+    When ``out_dir`` already holds a build of the same inputs (source-file fingerprints, parameters,
+    split file) it is kept and its outputs returned with ``"skipped": True``, unless ``force``.
+    ``memory_limit`` caps DuckDB's memory; beyond it DuckDB spills to a folder inside ``out_dir``.
+    """
     mimic_dir, out_dir = Path(mimic_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     fixed_split = read_split_file(split_file) if split_file else None
     spill = out_dir / ".duckdb_tmp"
     report = progress or (lambda stage, done, total: None)
     try:
-        with open_mimic(mimic_dir, memory_limit=params.memory_limit) as src:
+        with open_mimic(mimic_dir, memory_limit=memory_limit) as src, _interruptible():
+            inputs = {
+                "mimic_dir": str(mimic_dir.resolve()),
+                "source_files": fingerprint_files([t.path for t in src.tables.values()], root=mimic_dir),
+                "params": params.to_dict(),
+                "split_file": fingerprint_files([split_file]) if split_file else None,
+            }
+            previous = _previous_outputs(out_dir, inputs)
+            if previous is not None and not force:
+                return {**previous, "skipped": True}
             src.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
             src.con.execute("SET preserve_insertion_order = false")
             with src.translate_errors():
@@ -61,17 +81,38 @@ def build_earlydx(
                 lab_coverage = _lab_coverage(src, params, counts["cohort_stays"])
                 splitter = Splitter(params.test_fraction, params.seed, fixed_split)
                 outputs = _write(src, params, tables, out_dir, counts, splitter, report)
-            inputs = {
-                "mimic_dir": str(mimic_dir.resolve()),
-                "source_files": fingerprint_files([t.path for t in src.tables.values()], root=mimic_dir),
-                "params": params.to_dict(),
-                "split_file": str(split_file) if split_file else None,
-            }
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     outputs["lab_coverage_by_scope"] = lab_coverage
     write_manifest(out_dir, stage=STAGE, inputs=inputs, outputs=outputs)
     return outputs
+
+
+def _previous_outputs(out_dir: Path, inputs: dict[str, Any]) -> dict[str, Any] | None:
+    """The outputs of an earlier complete build of exactly these inputs in ``out_dir``, if any."""
+    manifest = read_manifest(out_dir)
+    if manifest is None or manifest.get("stage") != STAGE:
+        return None
+    same = json.loads(json.dumps(manifest.get("inputs"), default=str)) == json.loads(
+        json.dumps(inputs, default=str)
+    )
+    files = manifest.get("outputs", {}).get("files", [])
+    return manifest["outputs"] if same and all((out_dir / f).exists() for f in files) else None
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """DuckDB answers Ctrl-C by aborting the running query with RuntimeError("Query interrupted")
+    (InterruptException when interrupted through the API); turn either back into the
+    KeyboardInterrupt it was, so callers see an interruption, not a crash."""
+    try:
+        yield
+    except duckdb.InterruptException as e:
+        raise KeyboardInterrupt from e
+    except RuntimeError as e:
+        if "interrupted" in str(e).lower():
+            raise KeyboardInterrupt from e
+        raise
 
 
 def _materialize(src: MimicSource, p: EarlyDxParams, report: Progress) -> dict[str, str | None]:

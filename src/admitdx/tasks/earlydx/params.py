@@ -79,9 +79,6 @@ class EarlyDxParams:
 
     Ablations (appendix P)
       drop_sections: section names (see SECTION_NAMES, plus "history") rendered as None.
-
-    Execution
-      memory_limit: DuckDB's memory cap; beyond it DuckDB spills to a temporary folder in --out.
     """
 
     window_hours: float = 0.0
@@ -103,7 +100,6 @@ class EarlyDxParams:
     serial_vital_fields: tuple[str, ...] = ("heartrate", "o2sat")
     ecg_lookback_hours: float | None = None
     baseline_labs_before: Literal["t0", "ed-arrival"] = "t0"
-    memory_limit: str = "3GB"
 
     def __post_init__(self) -> None:
         _choice("timestamps", self.timestamps, ("charttime", "storetime"))
