@@ -64,7 +64,7 @@ the generator *intended*; an LLM auditor may disagree at the margin.
 [ED arrival, t0] (``omr`` and ``prior_history``: on or before t0), the same rule the calibration
 report uses. For non-admitted stays (``hadm_id`` null) the ED departure stands in for t0.
 
-Key formats: ``key`` is ``note_id`` for notes, ``labevent_id`` (int) for labs, ``study_id`` for
+Key formats: ``key`` (always text) is ``note_id`` for notes, ``labevent_id`` for labs, ``study_id`` for
 ECG/echo, ``hadm_id`` or ``stay_id`` for prior-history entries, ``"triage"``/``"vitalsign"``/
 ``"medrecon"``/``"omr"`` plus the row's time for the rest.
 """
