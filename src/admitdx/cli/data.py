@@ -20,7 +20,7 @@ from rich.progress import (
 from rich.table import Table
 
 from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
-from admitdx.sources.convert import DEFAULT_COMPRESSION, ConvertedTable, convert_mimic
+from admitdx.sources.convert import DEFAULT_COMPRESSION, DEFAULT_MEMORY_LIMIT, ConvertedTable, convert_mimic
 from admitdx.sources.files import TableFile, discover_tables
 
 data_app = typer.Typer(help="Inspect, convert and synthesize MIMIC-IV roots.", no_args_is_help=True)
@@ -76,7 +76,9 @@ def convert(
     out: Annotated[Path, typer.Option("--out", help="Folder for the Parquet copy (module layout kept).")],
     compression: Annotated[str, typer.Option(help="Parquet compression codec.")] = DEFAULT_COMPRESSION,
     threads: Annotated[int, typer.Option(help="DuckDB threads (0 = all cores).")] = 0,
-    memory_limit: Annotated[str, typer.Option(help="DuckDB memory limit, e.g. 4GB (empty = default).")] = "",
+    memory_limit: Annotated[
+        str, typer.Option(help="DuckDB memory limit; the sort spills to disk beyond it.")
+    ] = DEFAULT_MEMORY_LIMIT,
 ) -> None:
     """Write a typed Parquet copy of a MIMIC-IV root (timestamps parsed, rows sorted by subject_id).
 

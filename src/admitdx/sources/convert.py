@@ -36,6 +36,10 @@ from admitdx.sources.readers import quote_ident
 
 DEFAULT_COMPRESSION = "zstd"
 COMPRESSIONS = ("zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed")
+# The subject sort is the only memory-hungry step; DuckDB spills it to disk beyond this limit. 2 GB
+# keeps the process under the 4 GiB target (peak RSS ~2.1 GB on a 12 M-row root) at no measured
+# cost in speed; 1 GB halves the peak but doubles the time.
+DEFAULT_MEMORY_LIMIT = "2GB"
 DEFAULT_ROW_GROUP_SIZE = 122_880  # DuckDB's default: ~1 M-row groups would weaken subject skipping
 _TIME_TYPES = ("TIMESTAMP", "DATE")
 
@@ -103,7 +107,7 @@ def convert_mimic(
     compression: str = DEFAULT_COMPRESSION,
     row_group_size: int = DEFAULT_ROW_GROUP_SIZE,
     threads: int | None = None,
-    memory_limit: str | None = None,
+    memory_limit: str | None = DEFAULT_MEMORY_LIMIT,
     on_start: Callable[[TableFile], None] | None = None,
     on_done: Callable[[ConvertedTable], None] | None = None,
 ) -> list[ConvertedTable]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from admitdx.errors import InputError
+from admitdx.errors import InputError, UsageError
 from admitdx.sources.files import TableFile, discover_tables
 from admitdx.sources.readers import quote_ident, read_header, translate_error, view_sql
 from admitdx.sources.schema import REQUIRED_MODULES
@@ -50,10 +50,18 @@ class MimicSource:
         self.columns: dict[str, list[tuple[str, str]]] = {}
         self.unreadable: dict[str, InputError] = {}
         self.con = duckdb.connect(":memory:")
+        # DuckDB's own progress bar writes to the terminal during long scans; admitdx shows its own.
+        self.con.execute("SET enable_progress_bar = false")
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         if memory_limit:
-            self.con.execute(f"SET memory_limit = '{memory_limit}'")
+            try:
+                self.con.execute(f"SET memory_limit = '{memory_limit.replace(chr(39), '')}'")
+            except duckdb.Error as e:
+                self.con.close()
+                raise UsageError(
+                    f"invalid memory limit {memory_limit!r}", hint="use a size such as 2GB"
+                ) from e
         for module in sorted({t.module for t in self.tables.values()}):
             self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(module)}")
         for key, tf in self.tables.items():
