@@ -1,9 +1,93 @@
-"""Command-line verbs of this area (filled in by the area's owner)."""
+"""``admitdx data synth``: write a synthetic MIMIC-IV root (the project's embedded default data)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from admitdx.cli.data import data_app
+
+console = Console()
+
+
+def synth(
+    out: Annotated[Path, typer.Option("--out", help="Folder to create (new or empty, unless --force).")],
+    patients: Annotated[int, typer.Option("--patients", min=1, help="Number of synthetic patients.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed; same seed, byte-identical files.")] = 0,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="Worker processes (default: up to 2).")
+    ] = None,
+    report: Annotated[
+        bool, typer.Option("--report", help="Print achieved calibration next to EarlyDx's.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a non-empty --out, replacing its tables.")
+    ] = False,
+) -> None:
+    """Generate a synthetic MIMIC-IV root (hosp, ed, note, ecg, echo as gzip CSV) plus _truth/.
+
+    Example: admitdx data synth --out data/synth --patients 1000 --seed 0 --report
+    """
+    from admitdx.sources.synthetic import generate_synthetic
+
+    columns = (
+        TextColumn("patients"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("synth", total=patients)
+        try:
+            summary = generate_synthetic(
+                out,
+                patients,
+                seed,
+                workers=workers,
+                overwrite=force,
+                progress=lambda done, _total: bar.update(task, completed=done),
+            )
+        except KeyboardInterrupt:
+            console.print(
+                f"[yellow]interrupted[/]: {out} holds only unfinished *.part files; rerun with --force"
+            )
+            raise typer.Exit(130) from None
+    rate = summary.total_rows / max(summary.seconds, 1e-9)
+    console.print(
+        f"wrote {summary.patients:,} patients, {summary.rows.get('_truth.encounters', 0):,} ED stays, "
+        f"{summary.total_rows:,} rows to {out} in {summary.seconds:.1f} s ({rate:,.0f} rows/s)"
+    )
+    if report:
+        _print_report(out)
+
+
+def _print_report(root: Path) -> None:
+    from admitdx.sources.synthetic.report import calibration_report
+
+    table = Table(title="Calibration against EarlyDx (cohort: ED stays with an admission)")
+    for name in ("figure", "EarlyDx", "achieved", "measured as"):
+        table.add_column(name, overflow="fold")
+    for f in calibration_report(root):
+        fmt = (
+            (lambda v: f"{v:,.0f}") if f.name.startswith(("cohort", "encounters")) else (lambda v: f"{v:.3f}")
+        )
+        table.add_row(f.name, "" if f.target is None else fmt(f.target), fmt(f.achieved), f.description)
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this area's verbs to the root app."""
+    """Add ``data synth`` to the ``data`` group (the root app is not used directly)."""
+    data_app.command("synth")(synth)

@@ -13,8 +13,14 @@ from admitdx.sources.synthetic.notes import discharge_text
 from admitdx.sources.synthetic.patient import Patient, PriorAdmission, weighted
 from admitdx.sources.synthetic.vocab import ADMIT_UNITS, SERVICE_NAME
 
-DISCHARGE_LOCATIONS = (("HOME", 40), ("HOME HEALTH CARE", 27), ("SKILLED NURSING FACILITY", 14), ("REHAB", 4),
-                       ("CHRONIC/LONG TERM ACUTE CARE", 2), (None, 13))
+DISCHARGE_LOCATIONS = (
+    ("HOME", 40),
+    ("HOME HEALTH CARE", 27),
+    ("SKILLED NURSING FACILITY", 14),
+    ("REHAB", 4),
+    ("CHRONIC/LONG TERM ACUTE CARE", 2),
+    (None, 13),
+)
 NOTE_DISPOSITION = {"HOME": "Home", "HOME HEALTH CARE": "Home With Service", None: "Home"}
 
 
@@ -43,11 +49,27 @@ def write_admission(p: Patient, req: AdmissionRequest) -> datetime:
     died = rng.random() < 0.012
     location = "DIED" if died else weighted(rng, DISCHARGE_LOCATIONS)
     ed_in, ed_out = (req.ed_stay[1], req.ed_stay[2]) if req.ed_stay else (None, None)
-    p.sink.add("hosp.admissions", (
-        p.subject_id, req.hadm_id, req.admittime, dischtime, dischtime if died else None, req.admission_type,
-        provider_id(p), req.admission_location, location, p.insurance, p.language, p.marital, p.race,
-        ed_in, ed_out, 1 if died else 0,
-    ))
+    p.sink.add(
+        "hosp.admissions",
+        (
+            p.subject_id,
+            req.hadm_id,
+            req.admittime,
+            dischtime,
+            dischtime if died else None,
+            req.admission_type,
+            provider_id(p),
+            req.admission_location,
+            location,
+            p.insurance,
+            p.language,
+            p.marital,
+            p.race,
+            ed_in,
+            ed_out,
+            1 if died else 0,
+        ),
+    )
     _transfers(p, req, dischtime)
     billed = _bill(p, req)
     note_id = _discharge_note(p, req, dischtime, location, billed)
@@ -60,7 +82,10 @@ def _transfers(p: Patient, req: AdmissionRequest, dischtime: datetime) -> None:
     units = ADMIT_UNITS[req.unit]
     if req.ed_stay:
         stay_id, ed_in, ed_out = req.ed_stay
-        p.sink.add("hosp.transfers", (p.subject_id, req.hadm_id, stay_id, "ED", "Emergency Department", ed_in, ed_out))
+        p.sink.add(
+            "hosp.transfers",
+            (p.subject_id, req.hadm_id, stay_id, "ED", "Emergency Department", ed_in, ed_out),
+        )
         start = ed_out
     else:
         start = req.admittime
@@ -71,7 +96,10 @@ def _transfers(p: Patient, req: AdmissionRequest, dischtime: datetime) -> None:
     for n, (unit, t) in enumerate(moves):
         end = moves[n + 1][1] if n + 1 < len(moves) else dischtime
         tid = ids.stay_id(p.index, p.next("stay"))
-        p.sink.add("hosp.transfers", (p.subject_id, req.hadm_id, tid, "admit" if n == 0 else "transfer", unit, t, end))
+        p.sink.add(
+            "hosp.transfers",
+            (p.subject_id, req.hadm_id, tid, "admit" if n == 0 else "transfer", unit, t, end),
+        )
     tid = ids.stay_id(p.index, p.next("stay"))
     p.sink.add("hosp.transfers", (p.subject_id, req.hadm_id, tid, "discharge", None, dischtime, None))
 
@@ -94,8 +122,13 @@ def _bill(p: Patient, req: AdmissionRequest) -> list[tuple[str, str, int, str]]:
     return billed
 
 
-def _discharge_note(p: Patient, req: AdmissionRequest, dischtime: datetime, location: str | None,
-                    billed: list[tuple[str, str, int, str]]) -> str:
+def _discharge_note(
+    p: Patient,
+    req: AdmissionRequest,
+    dischtime: datetime,
+    location: str | None,
+    billed: list[tuple[str, str, int, str]],
+) -> str:
     seq = p.next("DS") + 1
     note_id = f"{p.subject_id}-DS-{seq}"
     comorbid_keys = {c.key for c in p.comorbidities}
@@ -104,9 +137,11 @@ def _discharge_note(p: Patient, req: AdmissionRequest, dischtime: datetime, loca
     age = p.age_at(req.admittime)
     sex = "male" if p.gender == "M" else "female"
     pmh = [c.pmh for c in p.comorbidities]
-    hpi = (f"Mr./Ms. ___ is a {age} year old {sex} with "
-           f"{', '.join(pmh) if pmh else 'no significant past medical history'} who presents with "
-           f"{req.chief_complaint.lower()}.")
+    hpi = (
+        f"Mr./Ms. ___ is a {age} year old {sex} with "
+        f"{', '.join(pmh) if pmh else 'no significant past medical history'} who presents with "
+        f"{req.chief_complaint.lower()}."
+    )
     text = discharge_text(
         sex=p.gender,
         service=SERVICE_NAME[req.unit],
@@ -123,7 +158,9 @@ def _discharge_note(p: Patient, req: AdmissionRequest, dischtime: datetime, loca
     )
     charttime = dischtime.replace(hour=0, minute=0, second=0)
     stored = dischtime + timedelta(hours=p.rng.uniform(2, 60))
-    p.sink.add("note.discharge", (note_id, p.subject_id, req.hadm_id, "DS", seq, charttime, stored.replace(microsecond=0),
-                                  text))
+    p.sink.add(
+        "note.discharge",
+        (note_id, p.subject_id, req.hadm_id, "DS", seq, charttime, stored.replace(microsecond=0), text),
+    )
     p.sink.add("note.discharge_detail", (note_id, p.subject_id, "author", "___", 1))
     return note_id

@@ -75,17 +75,19 @@ class Condition:
         direct: bool,
         storetime: datetime | None = None,
     ) -> None:
-        self.evidence.append({
-            "section": section,
-            "table": table,
-            "key": str(key),
-            "time": time.isoformat(sep=" "),
-            "storetime": storetime.isoformat(sep=" ") if storetime else None,
-            "after_t0": time > t0,
-            "stored_after_t0": bool(storetime and time <= t0 < storetime),
-            "named": names(text, self.ed_title),
-            "direct": direct,
-        })
+        self.evidence.append(
+            {
+                "section": section,
+                "table": table,
+                "key": str(key),
+                "time": time.isoformat(sep=" "),
+                "storetime": storetime.isoformat(sep=" ") if storetime else None,
+                "after_t0": time > t0,
+                "stored_after_t0": bool(storetime and time <= t0 < storetime),
+                "named": names(text, self.ed_title),
+                "direct": direct,
+            }
+        )
 
     def evidence_class(self) -> str:
         at_t0 = [e for e in self.evidence if not e["after_t0"]]

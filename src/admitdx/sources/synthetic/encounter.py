@@ -27,14 +27,36 @@ from admitdx.sources.synthetic.triage import write_triage_and_vitals
 from admitdx.sources.synthetic.vocab import CBC, CHEM
 from admitdx.sources.synthetic.workup import LabPanel, draw_labs, write_ecg, write_echo, write_radiology
 
-NONSPECIFIC_CC = ("Weakness", "Abnormal labs", "Lethargy", "Fatigue", "s/p Fall", "Malaise", "Generalized weakness")
-PYXIS_GSN = {"Aspirin 81mg TAB": "004380", "Morphine Sulfat 4mg/1mL 1mL VIAL": "074851", "Vancomycin": "009329",
-             "Ondansetron": "015869", "Acetaminophen": "004490", "Insulin Human Regular": "001723",
-             "Lactulose": "003067", "CefTRIAXone": "009162", "Diazepam": "003766", "Thiamine": "002451",
-             "FoLIC Acid": "002366", "Dextrose 50%": "001989", "Metoprolol Tartrate": "019808",
-             "Furosemide 40mg/4mL 4mL VIAL": "008205", "Pantoprazole Sodium": "052194",
-             "HYDROmorphone (Dilaudid)": "062823", "MetRONIDAZOLE (Flagyl)": "009588",
-             "Nitrofurantoin Monohy (MacroBID)": "016598", "Fentanyl Citrate": "041385"}
+NONSPECIFIC_CC = (
+    "Weakness",
+    "Abnormal labs",
+    "Lethargy",
+    "Fatigue",
+    "s/p Fall",
+    "Malaise",
+    "Generalized weakness",
+)
+PYXIS_GSN = {
+    "Aspirin 81mg TAB": "004380",
+    "Morphine Sulfat 4mg/1mL 1mL VIAL": "074851",
+    "Vancomycin": "009329",
+    "Ondansetron": "015869",
+    "Acetaminophen": "004490",
+    "Insulin Human Regular": "001723",
+    "Lactulose": "003067",
+    "CefTRIAXone": "009162",
+    "Diazepam": "003766",
+    "Thiamine": "002451",
+    "FoLIC Acid": "002366",
+    "Dextrose 50%": "001989",
+    "Metoprolol Tartrate": "019808",
+    "Furosemide 40mg/4mL 4mL VIAL": "008205",
+    "Pantoprazole Sodium": "052194",
+    "HYDROmorphone (Dilaudid)": "062823",
+    "MetRONIDAZOLE (Flagyl)": "009588",
+    "Nitrofurantoin Monohy (MacroBID)": "016598",
+    "Fentanyl Citrate": "041385",
+}
 
 
 @dataclass
@@ -54,7 +76,7 @@ def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> date
     """Write one ED stay (and its admission when ``admitted``); returns when the patient left hospital."""
     rng, k = p.rng, p.knobs
     version = p.icd_version(intime)
-    to_decision = minutes(max(75.0, math.exp(math.log(262) + rng.gauss(0, 0.45))))
+    to_decision = minutes(max(100.0, math.exp(math.log(262) + rng.gauss(0, 0.45))))
     decision = intime + to_decision
     outtime = decision + minutes(rng.uniform(20, 320)) if admitted else decision
     stay_id = ids.stay_id(p.index, p.next("stay"))
@@ -87,31 +109,69 @@ def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> date
 
     for seq, c in enumerate(conds, 1):
         p.sink.add("ed.diagnosis", (p.subject_id, stay_id, seq, c.code, version, c.ed_title))
-    disposition = "ADMITTED" if admitted else ("HOME" if rng.random() < 0.9 else "LEFT AGAINST MEDICAL ADVICE")
-    p.sink.add("ed.edstays", (p.subject_id, hadm_id, stay_id, intime, outtime, p.gender, p.race, arrival,
-                              disposition))
-    p.sink.truth.append({
-        "subject_id": p.subject_id, "stay_id": stay_id, "hadm_id": hadm_id,
-        "ed_intime": intime.isoformat(sep=" "), "t0": stay.t0.isoformat(sep=" ") if admitted else None,
-        "ed_outtime": outtime.isoformat(sep=" "), "scenario": sc.key, "acuity": acuity,
-        "arrival_transport": arrival, "disposition": disposition, "icd_version": version,
-        "sections_at_t0": [s for s in ("chief_complaint", "triage", "ed_vitals", "medrecon", "omr", "labs_ed",
-                                        "labs_admission", "ecg", "echo", "radiology", "prior_history")
-                           if s in sections],
-        "conditions": [c.to_truth(seq) for seq, c in enumerate(conds, 1)],
-    })
+    disposition = (
+        "ADMITTED" if admitted else ("HOME" if rng.random() < 0.9 else "LEFT AGAINST MEDICAL ADVICE")
+    )
+    p.sink.add(
+        "ed.edstays",
+        (p.subject_id, hadm_id, stay_id, intime, outtime, p.gender, p.race, arrival, disposition),
+    )
+    p.sink.truth.append(
+        {
+            "subject_id": p.subject_id,
+            "stay_id": stay_id,
+            "hadm_id": hadm_id,
+            "ed_intime": intime.isoformat(sep=" "),
+            "t0": stay.t0.isoformat(sep=" ") if admitted else None,
+            "ed_outtime": outtime.isoformat(sep=" "),
+            "scenario": sc.key,
+            "acuity": acuity,
+            "arrival_transport": arrival,
+            "disposition": disposition,
+            "icd_version": version,
+            "sections_at_t0": [
+                s
+                for s in (
+                    "chief_complaint",
+                    "triage",
+                    "ed_vitals",
+                    "medrecon",
+                    "omr",
+                    "labs_ed",
+                    "labs_admission",
+                    "ecg",
+                    "echo",
+                    "radiology",
+                    "prior_history",
+                )
+                if s in sections
+            ],
+            "conditions": [c.to_truth(seq) for seq, c in enumerate(conds, 1)],
+        }
+    )
     p.ed_stays.append(PriorEdStay(stay_id, intime, [(c.key, c.code, version, c.ed_title) for c in conds]))
     if not admitted:
         return outtime
     billed = [(c.key, c.code) for c in conds if c.role in ("primary", "secondary", "external_cause")]
-    return write_admission(p, AdmissionRequest(
-        hadm_id=hadm_id, admittime=stay.t0,
-        admission_type=rng.choice(("EW EMER.", "EW EMER.", "EW EMER.", "OBSERVATION ADMIT", "EU OBSERVATION"))
-        if not transfer else "URGENT",
-        admission_location="TRANSFER FROM HOSPITAL" if transfer else "EMERGENCY ROOM",
-        unit=sc.unit, los_days=sc.los_days, version=version, billed=billed, chief_complaint=cc,
-        ed_stay=(stay_id, intime, outtime),
-    ))
+    return write_admission(
+        p,
+        AdmissionRequest(
+            hadm_id=hadm_id,
+            admittime=stay.t0,
+            admission_type=rng.choice(
+                ("EW EMER.", "EW EMER.", "EW EMER.", "OBSERVATION ADMIT", "EU OBSERVATION")
+            )
+            if not transfer
+            else "URGENT",
+            admission_location="TRANSFER FROM HOSPITAL" if transfer else "EMERGENCY ROOM",
+            unit=sc.unit,
+            los_days=sc.los_days,
+            version=version,
+            billed=billed,
+            chief_complaint=cc,
+            ed_stay=(stay_id, intime, outtime),
+        ),
+    )
 
 
 def _coded_conditions(p: Patient, sc: Scenario, version: int) -> list[Condition]:
@@ -150,9 +210,15 @@ def _draw_class(p: Patient, dx: Dx) -> str:
     k, u = p.knobs, p.rng.random()
     if dx.confirm == "none":
         return "partial" if u < k.unconfirmed_partial else "unsupported"
-    if u < k.acute_supported:
+    supported = {
+        "radiology": k.supported_radiology,
+        "ecg": k.supported_ecg,
+        "labs": k.supported_labs,
+        "vitals": k.supported_vitals,
+    }.get(dx.confirm, k.supported_labs)
+    if u < supported:
         return "supported"
-    return "partial" if u < k.acute_supported + k.acute_partial else "unsupported"
+    return "partial" if u < supported + k.acute_partial else "unsupported"
 
 
 def _labs(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], late: dict[int, bool]) -> set[str]:
@@ -174,20 +240,31 @@ def _labs(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], late: di
     sections: set[str] = set()
     window = (stay.t0 - stay.intime).total_seconds() / 60
     if rng.random() < 0.96:
-        when = stay.intime + minutes(min(rng.uniform(12, 80), max(3.0, window - 5)))
+        when = stay.intime + minutes(min(rng.uniform(10, 50), max(3.0, window - 5)))
         draw_labs(p, panel, keys, when, stay.t0, None, by_lab, "labs_ed")
         sections.add("labs_ed")
     if stay.hadm_id is None:
         return sections
     if rng.random() < k.labs_admission and window > 60:
         when = stay.t0 - minutes(rng.uniform(10, min(180.0, window - 30)))
-        draw_labs(p, panel, [*extra, "k", "glu", "hgb"], when, stay.t0, stay.hadm_id, by_lab, "labs_admission")
+        draw_labs(
+            p, panel, [*extra, "k", "glu", "hgb"], when, stay.t0, stay.hadm_id, by_lab, "labs_admission"
+        )
         sections.add("labs_admission")
     evening = stay.t0 + minutes(rng.uniform(120, 420))
     draw_labs(p, panel, [*extra, *CHEM[:6]], evening, stay.t0, stay.hadm_id, by_lab, "labs_admission")
     morning = (stay.t0 + timedelta(days=1)).replace(hour=5, minute=rng.randint(0, 59), second=0)
-    draw_labs(p, panel, [*CBC, *CHEM, *extra], morning, stay.t0, stay.hadm_id, by_lab, "labs_admission",
-              priority="ROUTINE")
+    draw_labs(
+        p,
+        panel,
+        [*CBC, *CHEM, *extra],
+        morning,
+        stay.t0,
+        stay.hadm_id,
+        by_lab,
+        "labs_admission",
+        priority="ROUTINE",
+    )
     return sections
 
 
@@ -206,12 +283,20 @@ def _ecg(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], late: dic
         if not statements and p.has("afib") and rng.random() < 0.75:
             statements.append("Atrial fibrillation")
             placed += [c for c in conds if c.key == "afib"]
-        statements = statements + ["Abnormal ECG"] if statements else list(sc.ecg or ("Sinus rhythm",))
-        when = stay.intime + minutes(min(rng.uniform(3, 40), max(1.0, (stay.t0 - stay.intime).seconds / 60 - 1)))
-        hr = 120.0 if any("rapid" in s or "tachycardia" in s.lower() for s in statements) else rng.gauss(80, 12)
+        statements = [*statements, "Abnormal ECG"] if statements else list(sc.ecg or ("Sinus rhythm",))
+        when = stay.intime + minutes(
+            min(rng.uniform(3, 40), max(1.0, (stay.t0 - stay.intime).seconds / 60 - 1))
+        )
+        hr = (
+            120.0
+            if any("rapid" in s or "tachycardia" in s.lower() for s in statements)
+            else rng.gauss(80, 12)
+        )
         study = write_ecg(p, when, hr, statements)
         for c in placed:
-            c.place("ecg", "ecg.machine_measurements", study, when, stay.t0, "; ".join(statements), direct=True)
+            c.place(
+                "ecg", "ecg.machine_measurements", study, when, stay.t0, "; ".join(statements), direct=True
+            )
         sections.add("ecg")
     for c in ecg_conds:
         if c.klass != "supported" and late[id(c)] and stay.hadm_id is not None:
@@ -222,7 +307,9 @@ def _ecg(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], late: dic
     return sections
 
 
-def _radiology(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], late: dict[int, bool]) -> set[str]:
+def _radiology(
+    p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], late: dict[int, bool]
+) -> set[str]:
     rng, k = p.rng, p.knobs
     before: dict[str, list[tuple[Condition, str]]] = defaultdict(list)
     after: dict[str, list[tuple[Condition, str]]] = defaultdict(list)
@@ -238,7 +325,7 @@ def _radiology(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition], lat
         before[sc.exam] = []
     window = (stay.t0 - stay.intime).total_seconds() / 60
     for exam, found in before.items():
-        _report(p, stay, exam, found, stay.intime + minutes(rng.uniform(20, max(25.0, 0.75 * window))))
+        _report(p, stay, exam, found, stay.intime + minutes(rng.uniform(15, max(20.0, 0.5 * window))))
     for exam, found in after.items():
         _report(p, stay, exam, found, stay.t0 + minutes(rng.uniform(60, 960)))
     return {"radiology"} if before else set()
@@ -281,7 +368,9 @@ def _medications(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition]) -
     when = stay.intime + minutes(rng.uniform(15, 150))
     for name in p.home_meds:
         gsn, ndc, etccode, etcdescription = HOME_MEDS[name]
-        p.sink.add("ed.medrecon", (p.subject_id, stay.stay_id, when, name, gsn, ndc, 1, etccode, etcdescription))
+        p.sink.add(
+            "ed.medrecon", (p.subject_id, stay.stay_id, when, name, gsn, ndc, 1, etccode, etcdescription)
+        )
         for c in conds:
             base = COMORBIDITY.get(c.key.removesuffix("_status"))
             if base is not None and name in base.meds:

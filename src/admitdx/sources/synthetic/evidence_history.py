@@ -21,16 +21,32 @@ def place_prior_history(p: Patient, conds: list[Condition], t0: datetime) -> boo
         for adm in admissions:
             for key, _code, _version, title in adm.billed:
                 if key == c.key:
-                    c.place("prior_history", "hosp.diagnoses_icd", adm.hadm_id, adm.admittime, t0, title,
-                            direct=False)
+                    c.place(
+                        "prior_history",
+                        "hosp.diagnoses_icd",
+                        adm.hadm_id,
+                        adm.admittime,
+                        t0,
+                        title,
+                        direct=False,
+                    )
         for stay in stays:
             for key, _code, _version, title in stay.diagnoses:
                 if key == c.key:
-                    c.place("prior_history", "ed.diagnosis", stay.stay_id, stay.intime, t0, title, direct=False)
+                    c.place(
+                        "prior_history", "ed.diagnosis", stay.stay_id, stay.intime, t0, title, direct=False
+                    )
         if admissions:
             latest = admissions[-1]
             for key, phrase in latest.pmh:
                 if key == c.key:
-                    c.place("prior_history", "note.discharge", latest.note_id, latest.admittime, t0, phrase,
-                            direct=False)
+                    c.place(
+                        "prior_history",
+                        "note.discharge",
+                        latest.note_id,
+                        latest.admittime,
+                        t0,
+                        phrase,
+                        direct=False,
+                    )
     return bool(admissions or stays)

@@ -126,7 +126,9 @@ def generate_synthetic(
             for t in PER_PATIENT:
                 handles[t].write(compress(csv_bytes([], header(t)), compresslevel))
             done = 0
-            for members, truth_member, counts in _results(_chunks(patients, seed, knobs, compresslevel), workers):
+            for members, truth_member, counts in _results(
+                _chunks(patients, seed, knobs, compresslevel), workers
+            ):
                 for t in PER_PATIENT:
                     handles[t].write(members[t])
                 truth.write(truth_member)
@@ -141,8 +143,16 @@ def generate_synthetic(
     for t, path in tmp.items():
         path.replace(out / FILES[t])
     truth_tmp.replace(truth_path)
-    meta = {"generator": "admitdx.sources.synthetic", "generator_version": GENERATOR_VERSION,
-            "admitdx_version": __version__, "seed": seed, "patients": patients, "chunk_size": CHUNK_SIZE,
-            "compresslevel": compresslevel, "knobs": knobs._asdict(), "rows": dict(sorted(rows.items()))}
+    meta = {
+        "generator": "admitdx.sources.synthetic",
+        "generator_version": GENERATOR_VERSION,
+        "admitdx_version": __version__,
+        "seed": seed,
+        "patients": patients,
+        "chunk_size": CHUNK_SIZE,
+        "compresslevel": compresslevel,
+        "knobs": knobs._asdict(),
+        "rows": dict(sorted(rows.items())),
+    }
     (out / TRUTH_DIR / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return SynthSummary(out, patients, seed, time.perf_counter() - started, dict(sorted(rows.items())))

@@ -14,9 +14,48 @@ import re
 from functools import lru_cache
 
 STOP_WORDS = frozenset(
-    """a an and as at by for from in into of on or the to with without w wo due other than
-    unspecified unsp nos nec not elsewhere classified specified site organism type initial encounter
-    init episode care part mention""".split()
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+        "without",
+        "w",
+        "wo",
+        "due",
+        "other",
+        "than",
+        "unspecified",
+        "unsp",
+        "nos",
+        "nec",
+        "not",
+        "elsewhere",
+        "classified",
+        "specified",
+        "site",
+        "organism",
+        "type",
+        "initial",
+        "encounter",
+        "init",
+        "episode",
+        "care",
+        "part",
+        "mention",
+    ]
 )
 _TOKEN = re.compile(r"[a-z0-9]+")
 

@@ -29,16 +29,28 @@ EXAMS: dict[str, tuple[str, str]] = {
 }
 
 NORMAL_FINDINGS = {
-    "CHEST": ("The lungs are clear without consolidation, effusion or pneumothorax. The cardiomediastinal "
-              "silhouette is within normal limits.", "No acute cardiopulmonary process."),
-    "HEAD": ("There is no evidence of hemorrhage, edema, mass effect or acute large territorial infarction. "
-             "The ventricles and sulci are age-appropriate.", "No acute intracranial process."),
-    "ABD": ("The liver, gallbladder, pancreas, spleen and kidneys are unremarkable. No free fluid or free air.",
-            "No acute abdominopelvic process."),
-    "US": ("Normal compressibility, flow and augmentation of the imaged veins. No sonographic abnormality.",
-           "No acute sonographic abnormality."),
-    "BONE": ("No acute fracture or dislocation. Joint spaces are preserved. Soft tissues are unremarkable.",
-             "No acute fracture."),
+    "CHEST": (
+        "The lungs are clear without consolidation, effusion or pneumothorax. The cardiomediastinal "
+        "silhouette is within normal limits.",
+        "No acute cardiopulmonary process.",
+    ),
+    "HEAD": (
+        "There is no evidence of hemorrhage, edema, mass effect or acute large territorial infarction. "
+        "The ventricles and sulci are age-appropriate.",
+        "No acute intracranial process.",
+    ),
+    "ABD": (
+        "The liver, gallbladder, pancreas, spleen and kidneys are unremarkable. No free fluid or free air.",
+        "No acute abdominopelvic process.",
+    ),
+    "US": (
+        "Normal compressibility, flow and augmentation of the imaged veins. No sonographic abnormality.",
+        "No acute sonographic abnormality.",
+    ),
+    "BONE": (
+        "No acute fracture or dislocation. Joint spaces are preserved. Soft tissues are unremarkable.",
+        "No acute fracture.",
+    ),
 }
 
 
@@ -106,8 +118,11 @@ def discharge_text(
         f"Medications on Admission:\n{meds_in}\n \n"
         f"Discharge Medications:\n{meds_out}\n \n"
         f"Discharge Disposition:\n{disposition}\n \n"
-        "Discharge Diagnosis:\nPrimary:\n" + "\n".join(primary) + "\n\nSecondary:\n"
-        + ("\n".join(secondary) or "None") + "\n \n"
+        "Discharge Diagnosis:\nPrimary:\n"
+        + "\n".join(primary)
+        + "\n\nSecondary:\n"
+        + ("\n".join(secondary) or "None")
+        + "\n \n"
         "Discharge Condition:\nMental Status: Clear and coherent.\n"
         "Level of Consciousness: Alert and interactive.\nActivity Status: Ambulatory - Independent.\n \n"
         "Discharge Instructions:\nDear ___,\nYou were admitted to ___. Please take your medications as "

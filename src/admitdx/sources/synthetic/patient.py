@@ -121,7 +121,9 @@ def write_patient_row(p: Patient, last_event: datetime) -> None:
     dod = None
     if p.rng.random() < 0.1 + 0.002 * max(0, p.anchor_age - 60):
         dod = (last_event + timedelta(days=p.rng.randint(5, 360))).date().isoformat()
-    p.sink.add("hosp.patients", (p.subject_id, p.gender, p.anchor_age, p.anchor_year, p.anchor_year_group, dod))
+    p.sink.add(
+        "hosp.patients", (p.subject_id, p.gender, p.anchor_age, p.anchor_year, p.anchor_year_group, dod)
+    )
 
 
 def write_omr(p: Patient, start: datetime, end: datetime) -> None:
@@ -134,8 +136,10 @@ def write_omr(p: Patient, start: datetime, end: datetime) -> None:
     while t < end:
         day = t.replace(hour=0, minute=0, second=0)
         p.omr_dates.append(day)
-        rows = [("Blood Pressure", f"{round(rng.gauss(base_sbp, 12))}/{round(rng.gauss(76, 8))}"),
-                ("Weight (Lbs)", f"{weight + rng.gauss(0, 3):.1f}".rstrip("0").rstrip("."))]
+        rows = [
+            ("Blood Pressure", f"{round(rng.gauss(base_sbp, 12))}/{round(rng.gauss(76, 8))}"),
+            ("Weight (Lbs)", f"{weight + rng.gauss(0, 3):.1f}".rstrip("0").rstrip(".")),
+        ]
         rows.append(("BMI (kg/m2)", f"{703 * weight / height**2:.1f}"))
         if rng.random() < 0.3:
             rows.append(("Height (Inches)", f"{height:.0f}"))

@@ -29,8 +29,11 @@ class Figure(NamedTuple):
 
 
 def _csv(root: Path, table: str) -> str:
-    return f"read_csv('{root / FILES[table]}', header=true, nullstr='', types={{'icd_code': 'VARCHAR'}})" \
-        if table in ("ed.diagnosis", "hosp.diagnoses_icd") else f"read_csv('{root / FILES[table]}', header=true)"
+    return (
+        f"read_csv('{root / FILES[table]}', header=true, nullstr='', types={{'icd_code': 'VARCHAR'}})"
+        if table in ("ed.diagnosis", "hosp.diagnoses_icd")
+        else f"read_csv('{root / FILES[table]}', header=true)"
+    )
 
 
 _COVERAGE_SQL = """
@@ -40,7 +43,8 @@ WITH cohort AS (
 )
 SELECT
   count(*) AS n,
-  avg((SELECT count(*) > 0 FROM {triage} t WHERE t.stay_id = c.stay_id AND t.chiefcomplaint IS NOT NULL)::INT),
+  avg((SELECT count(*) > 0 FROM {triage} t
+       WHERE t.stay_id = c.stay_id AND t.chiefcomplaint IS NOT NULL)::INT),
   avg((SELECT count(*) > 0 FROM {ecg} g WHERE g.subject_id = c.subject_id
        AND g.ecg_time BETWEEN c.intime AND c.t0)::INT),
   avg((SELECT count(*) > 0 FROM {radiology} r WHERE r.subject_id = c.subject_id
@@ -80,23 +84,46 @@ def calibration_report(root: Path) -> list[Figure]:
     root = Path(root)
     con = duckdb.connect()
     views = {
-        "edstays": _csv(root, "ed.edstays"), "admissions": _csv(root, "hosp.admissions"),
-        "triage": _csv(root, "ed.triage"), "ecg": _csv(root, "ecg.record_list"),
-        "radiology": _csv(root, "note.radiology"), "echo": _csv(root, "echo.echo_study_list"),
+        "edstays": _csv(root, "ed.edstays"),
+        "admissions": _csv(root, "hosp.admissions"),
+        "triage": _csv(root, "ed.triage"),
+        "ecg": _csv(root, "ecg.record_list"),
+        "radiology": _csv(root, "note.radiology"),
+        "echo": _csv(root, "echo.echo_study_list"),
         "labs": _csv(root, "hosp.labevents"),
     }
     cov = con.execute(_COVERAGE_SQL.format(**views)).fetchone()
     lab = con.execute(_LABEL_SQL.format(truth=root / TRUTH_DIR / ENCOUNTERS_FILE, **views)).fetchone()
     n = cov[0]
     achieved = {
-        "labels_per_encounter": lab[0], "supported": lab[1], "partial": lab[2], "unsupported": lab[3],
-        "verbatim_supported": lab[4], "cc_triage": cov[1], "ecg": cov[2], "radiology": cov[3], "echo": cov[4],
-        "labs_admission": cov[5], "esi_1_2": cov[7], "ambulance": cov[8], "lab_storetime_drop": cov[9],
+        "labels_per_encounter": lab[0],
+        "supported": lab[1],
+        "partial": lab[2],
+        "unsupported": lab[3],
+        "verbatim_supported": lab[4],
+        "cc_triage": cov[1],
+        "ecg": cov[2],
+        "radiology": cov[3],
+        "echo": cov[4],
+        "labs_admission": cov[5],
+        "esi_1_2": cov[7],
+        "ambulance": cov[8],
+        "lab_storetime_drop": cov[9],
         "radiology_storetime_drop": cov[10],
     }
-    figures = [Figure("cohort_encounters", None, float(n), "ED stays whose hadm_id is in admissions"),
-               Figure("encounters_with_labels", None, float(lab[5] or 0), "cohort stays keeping ≥1 label")]
-    figures += [Figure(name, TARGETS[name][0], float(achieved[name] or 0.0), TARGETS[name][1]) for name in TARGETS]
-    figures.append(Figure("labs_ed_stay", None, float(cov[6] or 0.0),
-                          "stays with any lab result charted between ED arrival and t0 (ED-stay scope)"))
+    figures = [
+        Figure("cohort_encounters", None, float(n), "ED stays whose hadm_id is in admissions"),
+        Figure("encounters_with_labels", None, float(lab[5] or 0), "cohort stays keeping ≥1 label"),
+    ]
+    figures += [
+        Figure(name, TARGETS[name][0], float(achieved[name] or 0.0), TARGETS[name][1]) for name in TARGETS
+    ]
+    figures.append(
+        Figure(
+            "labs_ed_stay",
+            None,
+            float(cov[6] or 0.0),
+            "stays with any lab result charted between ED arrival and t0 (ED-stay scope)",
+        )
+    )
     return figures

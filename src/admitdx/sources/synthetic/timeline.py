@@ -50,9 +50,17 @@ def _elective(p, admittime: datetime) -> datetime:
     sc = BY_KEY[p.rng.choice(ELECTIVE)]
     version = p.icd_version(admittime)
     dx = sc.primary
-    return write_admission(p, AdmissionRequest(
-        hadm_id=ids.hadm_id(p.index, p.next("hadm")), admittime=admittime.replace(second=0),
-        admission_type=p.rng.choice(("ELECTIVE", "SURGICAL SAME DAY ADMISSION")),
-        admission_location="PHYSICIAN REFERRAL", unit=sc.unit, los_days=(1.0, 3.0), version=version,
-        billed=[(dx.key, dx.icd10 if version == 10 else dx.icd9)], chief_complaint=sc.cc[0],
-    ))
+    return write_admission(
+        p,
+        AdmissionRequest(
+            hadm_id=ids.hadm_id(p.index, p.next("hadm")),
+            admittime=admittime.replace(second=0),
+            admission_type=p.rng.choice(("ELECTIVE", "SURGICAL SAME DAY ADMISSION")),
+            admission_location="PHYSICIAN REFERRAL",
+            unit=sc.unit,
+            los_days=(1.0, 3.0),
+            version=version,
+            billed=[(dx.key, dx.icd10 if version == 10 else dx.icd9)],
+            chief_complaint=sc.cc[0],
+        ),
+    )

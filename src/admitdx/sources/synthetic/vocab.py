@@ -40,11 +40,15 @@ LABS: dict[str, LabItem] = {
     "trop": LabItem(51003, "Troponin T", "Blood", "Chemistry", "ng/mL", (0.0, 0.01), (0.0, 0.009), 2),
     "lactate": LabItem(50813, "Lactate", "Blood", "Blood Gas", "mmol/L", (0.5, 2.0), (0.7, 1.8), 1),
     "lipase": LabItem(50956, "Lipase", "Blood", "Chemistry", "IU/L", (0.0, 60.0), (12.0, 55.0), 0),
-    "ast": LabItem(50878, "Asparate Aminotransferase (AST)", "Blood", "Chemistry", "IU/L", (0.0, 40.0),
-                   (14.0, 36.0), 0),
-    "alt": LabItem(50861, "Alanine Aminotransferase (ALT)", "Blood", "Chemistry", "IU/L", (0.0, 40.0),
-                   (10.0, 35.0), 0),
-    "alp": LabItem(50863, "Alkaline Phosphatase", "Blood", "Chemistry", "IU/L", (35.0, 105.0), (45.0, 100.0), 0),
+    "ast": LabItem(
+        50878, "Asparate Aminotransferase (AST)", "Blood", "Chemistry", "IU/L", (0.0, 40.0), (14.0, 36.0), 0
+    ),
+    "alt": LabItem(
+        50861, "Alanine Aminotransferase (ALT)", "Blood", "Chemistry", "IU/L", (0.0, 40.0), (10.0, 35.0), 0
+    ),
+    "alp": LabItem(
+        50863, "Alkaline Phosphatase", "Blood", "Chemistry", "IU/L", (35.0, 105.0), (45.0, 100.0), 0
+    ),
     "tbili": LabItem(50885, "Bilirubin, Total", "Blood", "Chemistry", "mg/dL", (0.0, 1.5), (0.2, 1.1), 1),
     "alb": LabItem(50862, "Albumin", "Blood", "Chemistry", "g/dL", (3.5, 5.2), (3.7, 4.8), 1),
     "inr": LabItem(51237, "INR(PT)", "Blood", "Hematology", None, (0.9, 1.1), (0.9, 1.1), 1),
@@ -52,7 +56,9 @@ LABS: dict[str, LabItem] = {
     "ptt": LabItem(51275, "PTT", "Blood", "Hematology", "sec", (25.0, 36.5), (26.0, 34.0), 1),
     "bnp": LabItem(50963, "NTproBNP", "Blood", "Chemistry", "pg/mL", (0.0, 852.0), (40.0, 400.0), 0),
     "ddimer": LabItem(51196, "D-Dimer", "Blood", "Hematology", "ng/mL FEU", (0.0, 500.0), (120.0, 450.0), 0),
-    "ck": LabItem(50910, "Creatine Kinase (CK)", "Blood", "Chemistry", "IU/L", (39.0, 308.0), (50.0, 250.0), 0),
+    "ck": LabItem(
+        50910, "Creatine Kinase (CK)", "Blood", "Chemistry", "IU/L", (39.0, 308.0), (50.0, 250.0), 0
+    ),
     "ph": LabItem(50820, "pH", "Blood", "Blood Gas", "units", (7.35, 7.45), (7.36, 7.44), 2),
     "pco2": LabItem(50818, "pCO2", "Blood", "Blood Gas", "mm Hg", (35.0, 45.0), (36.0, 44.0), 0),
     "neut": LabItem(51256, "Neutrophils", "Blood", "Hematology", "%", (34.0, 71.0), (45.0, 68.0), 1),
@@ -72,15 +78,30 @@ CBC = ("wbc", "hgb", "hct", "plt")
 CHEM = ("na", "k", "cl", "hco3", "bun", "cr", "glu", "ag")
 
 RACES = (
-    ("WHITE", 60), ("BLACK/AFRICAN AMERICAN", 15), ("HISPANIC/LATINO - PUERTO RICAN", 3),
-    ("HISPANIC/LATINO - DOMINICAN", 2), ("WHITE - OTHER EUROPEAN", 3), ("ASIAN - CHINESE", 2), ("ASIAN", 2),
-    ("WHITE - RUSSIAN", 2), ("PORTUGUESE", 1), ("OTHER", 3), ("UNKNOWN", 4), ("UNABLE TO OBTAIN", 1),
-    ("HISPANIC OR LATINO", 1), ("PATIENT DECLINED TO ANSWER", 1),
+    ("WHITE", 60),
+    ("BLACK/AFRICAN AMERICAN", 15),
+    ("HISPANIC/LATINO - PUERTO RICAN", 3),
+    ("HISPANIC/LATINO - DOMINICAN", 2),
+    ("WHITE - OTHER EUROPEAN", 3),
+    ("ASIAN - CHINESE", 2),
+    ("ASIAN", 2),
+    ("WHITE - RUSSIAN", 2),
+    ("PORTUGUESE", 1),
+    ("OTHER", 3),
+    ("UNKNOWN", 4),
+    ("UNABLE TO OBTAIN", 1),
+    ("HISPANIC OR LATINO", 1),
+    ("PATIENT DECLINED TO ANSWER", 1),
 )
 INSURANCE = (("Medicare", 45), ("Medicaid", 15), ("Other", 40))
 MARITAL = (("MARRIED", 40), ("SINGLE", 33), ("WIDOWED", 14), ("DIVORCED", 8), (None, 5))
-ANCHOR_YEAR_GROUPS = (("2008 - 2010", 20), ("2011 - 2013", 25), ("2014 - 2016", 25), ("2017 - 2019", 20),
-                      ("2020 - 2022", 10))
+ANCHOR_YEAR_GROUPS = (
+    ("2008 - 2010", 20),
+    ("2011 - 2013", 25),
+    ("2014 - 2016", 25),
+    ("2017 - 2019", 20),
+    ("2020 - 2022", 10),
+)
 # Real calendar date from which US billing switched from ICD-9-CM to ICD-10-CM (1 Oct 2015).
 ICD10_START_YEAR = 2015.75
 
@@ -88,10 +109,19 @@ ADMIT_UNITS = {
     "medicine": ("Medicine", "Med/Surg", "Medicine"),
     "cardiology": ("Medicine/Cardiology", "Coronary Care Unit (CCU)", "Medicine/Cardiology"),
     "neurology": ("Neurology", "Neuro Surgical Intensive Care Unit (Neuro SICU)", "Neurology"),
-    "icu": ("Medical Intensive Care Unit (MICU)", "Medical/Surgical Intensive Care Unit (MICU/SICU)",
-            "Medicine"),
+    "icu": (
+        "Medical Intensive Care Unit (MICU)",
+        "Medical/Surgical Intensive Care Unit (MICU/SICU)",
+        "Medicine",
+    ),
     "surgery": ("Med/Surg", "Surgical Intensive Care Unit (SICU)", "Med/Surg/Trauma"),
     "trauma": ("Trauma SICU (TSICU)", "Med/Surg/Trauma", "Surgery/Trauma"),
 }
-SERVICE_NAME = {"medicine": "MEDICINE", "cardiology": "MEDICINE", "neurology": "NEUROLOGY", "icu": "MEDICINE",
-                "surgery": "SURGERY", "trauma": "SURGERY"}
+SERVICE_NAME = {
+    "medicine": "MEDICINE",
+    "cardiology": "MEDICINE",
+    "neurology": "NEUROLOGY",
+    "icu": "MEDICINE",
+    "surgery": "SURGERY",
+    "trauma": "SURGERY",
+}

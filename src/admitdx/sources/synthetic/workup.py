@@ -26,7 +26,7 @@ BASELINE_SHIFTS: dict[str, dict[str, tuple[float, float]]] = {
     "cirrhosis": {"plt": (55, 125), "inr": (1.3, 1.9), "tbili": (1.6, 3.6), "alb": (2.3, 3.2)},
     "chf": {"bnp": (900, 3200)},
 }
-LAB_LAG_MIN = 70.0  # median minutes from charttime to storetime
+LAB_LAG_MIN = 50.0  # median minutes from charttime to storetime
 RAD_LAG_MIN = 95.0
 
 
@@ -77,8 +77,24 @@ def draw_labs(
             itemid, _label, _fluid, _cat, normal, abnormal = TEXT_LABS[key]
             sick = (panel.post if after else panel.pre).get("ua_wbc") is not None
             text = p.rng.choice(abnormal) if sick else normal
-            row = (labevent_id, p.subject_id, hadm_id, specimen, itemid, None, when, stored_k, None, None,
-                   None, None, None, "abnormal" if sick else None, priority, text)
+            row = (
+                labevent_id,
+                p.subject_id,
+                hadm_id,
+                specimen,
+                itemid,
+                None,
+                when,
+                stored_k,
+                None,
+                None,
+                None,
+                None,
+                None,
+                "abnormal" if sick else None,
+                priority,
+                text,
+            )
         else:
             item = LABS[key]
             v, by_design = panel.value(key, after)
@@ -86,20 +102,45 @@ def draw_labs(
             lo, hi = item.ref or (None, None)
             abnormal = item.ref is not None and not (lo <= float(text) <= hi)
             comment = "cTropnT > 0.10 ng/mL suggests Acute MI." if key == "trop" and v > 0.1 else None
-            row = (labevent_id, p.subject_id, hadm_id, specimen, item.itemid, None, when, stored_k, text, text,
-                   item.unit, lo, hi, "abnormal" if abnormal else None, priority, comment)
+            row = (
+                labevent_id,
+                p.subject_id,
+                hadm_id,
+                specimen,
+                item.itemid,
+                None,
+                when,
+                stored_k,
+                text,
+                text,
+                item.unit,
+                lo,
+                hi,
+                "abnormal" if abnormal else None,
+                priority,
+                comment,
+            )
             if by_design:
                 for cond in by_lab.get(key, ()):
-                    cond.place(section, "hosp.labevents", labevent_id, when, t0, f"{item.label} {text}",
-                               direct=True, storetime=stored_k)
+                    cond.place(
+                        section,
+                        "hosp.labevents",
+                        labevent_id,
+                        when,
+                        t0,
+                        f"{item.label} {text}",
+                        direct=True,
+                        storetime=stored_k,
+                    )
         p.sink.add("hosp.labevents", row)
 
 
 def write_ecg(p: Patient, when: datetime, heart_rate: float, statements: list[str]) -> int:
     study = ids.ecg_study_id(p.index, p.next("ecg"))
     sid = str(p.subject_id)
-    p.sink.add("ecg.record_list", (p.subject_id, study, study, when,
-                                   f"files/p{sid[:4]}/p{sid}/s{study}/{study}"))
+    p.sink.add(
+        "ecg.record_list", (p.subject_id, study, study, when, f"files/p{sid[:4]}/p{sid}/s{study}/{study}")
+    )
     rr = round(60000 / max(30.0, heart_rate))
     irregular = any("fibrillation" in s.lower() for s in statements)
     p_onset, p_end = (None, None) if irregular else (40, 40 + p.rng.randint(90, 120))
@@ -107,17 +148,38 @@ def write_ecg(p: Patient, when: datetime, heart_rate: float, statements: list[st
     qrs_end = qrs_onset + p.rng.randint(80, 110)
     t_end = qrs_onset + round(0.4 * math.sqrt(rr) * 36)
     reports = (statements + [None] * 18)[:18]
-    p.sink.add("ecg.machine_measurements", (
-        p.subject_id, study, 6000 + p.index % 97, when, *reports, "0.005-150 Hz", "60 Hz notch Baseline filter",
-        rr, p_onset, p_end, qrs_onset, qrs_end, t_end,
-        None if irregular else p.rng.randint(20, 75), p.rng.randint(-30, 80), p.rng.randint(0, 70),
-    ))
+    p.sink.add(
+        "ecg.machine_measurements",
+        (
+            p.subject_id,
+            study,
+            6000 + p.index % 97,
+            when,
+            *reports,
+            "0.005-150 Hz",
+            "60 Hz notch Baseline filter",
+            rr,
+            p_onset,
+            p_end,
+            qrs_onset,
+            qrs_end,
+            t_end,
+            None if irregular else p.rng.randint(20, 75),
+            p.rng.randint(-30, 80),
+            p.rng.randint(0, 70),
+        ),
+    )
     return study
 
 
 def write_radiology(
-    p: Patient, when: datetime, hadm_id: int | None, exam: str, indication: str,
-    finding: str | None, impression: str | None,
+    p: Patient,
+    when: datetime,
+    hadm_id: int | None,
+    exam: str,
+    indication: str,
+    finding: str | None,
+    impression: str | None,
 ) -> tuple[str, datetime, str]:
     """A report and its detail rows; returns (note_id, storetime, text)."""
     seq = p.next("RR") + 1
@@ -137,8 +199,15 @@ def write_echo(p: Patient, when: datetime, lvef: float, rv: str, effusion: str) 
     sid = str(p.subject_id)
     p.sink.add("echo.echo_study_list", (p.subject_id, study, when, None, None, None))
     for n in (1, 2):
-        p.sink.add("echo.echo_record_list", (p.subject_id, study, when + timedelta(minutes=n),
-                                             f"files/p{sid[:2]}/p{sid}/s{study}/{study}_{n:04d}.dcm"))
+        p.sink.add(
+            "echo.echo_record_list",
+            (
+                p.subject_id,
+                study,
+                when + timedelta(minutes=n),
+                f"files/p{sid[:2]}/p{sid}/s{study}/{study}_{n:04d}.dcm",
+            ),
+        )
     measurements = (
         ("LVEF", f"{lvef:.0f}", "%"),
         ("LV end-diastolic diameter", f"{p.rng.uniform(4.2, 5.4) + (0.8 if lvef < 40 else 0):.1f}", "cm"),
