@@ -12,6 +12,7 @@ import pytest
 
 from admitdx.cli import main
 from admitdx.sources.check import check_mimic
+from admitdx.sources.mimic import open_mimic
 from admitdx.sources.schema import SCHEMAS
 
 # Row counts of the MIMIC-IV Clinical Database Demo 2.2 / MIMIC-IV-ED Demo 2.2 / ECG Demo 0.1
@@ -216,3 +217,23 @@ def test_extra_columns_and_tables_are_fine(small_root: Path) -> None:
     tables = {t.qualified: t for m in report.modules for t in m.tables}
     assert tables["ed.triage"].columns == 12 and tables["ed.triage"].rows == 222
     assert tables["hosp.my_cohort"].documented is False and tables["hosp.my_cohort"].rows == 1
+
+
+def test_synthetic_root_passes_with_mimic_columns(synthetic_root: Path, demo_dir: Path) -> None:
+    """The generator's tables validate cleanly and share the demo's column names and order."""
+    report = check_mimic(synthetic_root)
+    assert report.ok, report.errors()
+    warnings = [(t.qualified, p.message) for m in report.modules for t in m.tables for p in t.problems]
+    assert warnings == []
+    assert {m.module: m.status for m in report.modules if m.module != "icu"} == {
+        "hosp": "present",
+        "ed": "present",
+        "note": "present",
+        "ecg": "present",
+        "echo": "present",
+    }
+    with open_mimic(synthetic_root) as synth, open_mimic(demo_dir) as demo:
+        shared = sorted(set(synth.columns) & set(demo.columns))
+        assert len(shared) >= 15  # 8 hosp + 6 ed + ecg.record_list
+        for key in shared:
+            assert synth.column_names(key) == demo.column_names(key), key
