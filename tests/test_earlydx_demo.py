@@ -159,3 +159,18 @@ def test_an_interrupted_duckdb_query_surfaces_as_keyboard_interrupt() -> None:
     threading.Timer(0.3, con.interrupt).start()
     with pytest.raises(KeyboardInterrupt), _interruptible():
         con.execute("SELECT count(*) FROM range(100000000000) t(i) WHERE i % 7 = 3").fetchall()
+
+
+def test_label_text_dictionary_scores_long_titles_with_the_same_labels(
+    demo_dir: Path, tmp_path: Path, demo_build: tuple[Path, dict[str, Any]]
+) -> None:
+    out, result = demo_build
+    d = build_earlydx(demo_dir, tmp_path, EarlyDxParams(label_text="dictionary"))
+    assert d["counts"]["labels_kept"] == result["counts"]["labels_kept"]
+    ed = {i.id: i for i in load_instances(out)}
+    for inst in load_instances(tmp_path):
+        assert [r.code for r in inst.references] == [r.code for r in ed[inst.id].references]
+        for r in inst.references:
+            assert r.text == (r.dictionary_title or r.ed_title)
+    septicemia = [r for i in load_instances(tmp_path) for r in i.references if r.ed_title == "SEPTICEMIA NOS"]
+    assert septicemia and all(r.text == "Unspecified septicemia" for r in septicemia)

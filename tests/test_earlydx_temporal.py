@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
 from earlydx_roots import ED_IN, HADM, STAY, SUBJECT, T0, base_tables, lab, write_root
 
@@ -261,3 +263,28 @@ def test_omr_by_chartdate_up_to_the_day_of_t0_and_baseline_labs_before_t0(tmp_pa
     prior = build(tmp_path, t, baseline_labs_before="ed-arrival")["sections"]["baseline_labs"]
     assert prior == "creatinine 0.9, hemoglobin 13.1"
     assert ED_IN < T0  # the fixture's premise
+
+
+def test_a_root_without_the_ed_diagnosis_table_is_refused_with_its_name(tmp_path: Path) -> None:
+    from admitdx.errors import InputError
+
+    t = base_tables()
+    del t["ed.diagnosis"]
+    root = write_root(tmp_path / "mimic", t)
+    with pytest.raises(InputError, match=r"ed\.diagnosis"):
+        build_earlydx(root, tmp_path / "out", EarlyDxParams())
+
+
+def test_unknown_parameters_are_refused() -> None:
+    from admitdx.errors import UsageError
+
+    for bad in (
+        {"lab_scope": "hospital"},
+        {"timestamps": "eventtime"},
+        {"drop_sections": ("labz",)},
+        {"window_hours": -1},
+        {"test_fraction": 1.0},
+        {"serial_vital_fields": ("bp",)},
+    ):
+        with pytest.raises(UsageError):
+            EarlyDxParams(**bad)
