@@ -5,8 +5,8 @@ Usage:
     python bench/bench_data.py --patients 1000 10000 100000
     python bench/bench_data.py --root ../shared/data/mimic-iv-demo   # an existing root instead
 
-Each step runs in a fresh Python process so that its peak resident memory (``ru_maxrss``, which
-includes DuckDB's buffers) is its own. Prints, per root and step: rows read, seconds, rows/s, peak
+Each step runs in a fresh Python process so that its peak resident memory (VmHWM, which includes
+DuckDB's buffers) is its own. Prints, per root and step: rows read, seconds, rows/s, peak
 memory. Synthetic roots come from ``admitdx.sources.synthetic.generate_synthetic`` (seed fixed) and
 are generated once per size under ``--workdir``; the generation time is printed but is not what
 this script measures (see the generator's own benchmark).
@@ -29,8 +29,17 @@ PEAK_MEMORY_TARGET_MB = 4096
 
 
 def _peak_rss_mb() -> float:
-    # Linux reports ru_maxrss in KiB.
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory of this process in MiB.
+
+    Linux's VmHWM, not ru_maxrss: ru_maxrss survives fork + exec, so a child started by a parent that
+    had just generated a large root would report the parent's peak.
+    """
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux, bytes on macOS
 
 
 def run_step(step: str, root: Path, out: Path) -> dict[str, float]:
