@@ -1,9 +1,160 @@
-"""Command-line verbs of this area (filled in by the area's owner)."""
+"""``admitdx serve-local``, ``admitdx audit`` and ``admitdx rationale``: the LLM area's verbs."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from admitdx.auditing import RuleAuditor, audit_dataset
+from admitdx.auditing.llm_auditor import LLMAuditor
+from admitdx.auditing.rationale import TEACHER_TEMPERATURE, write_rationales
+from admitdx.llm.local_server import LocalServer
+from admitdx.llm.named import open_named_client
+
+_console = Console(stderr=True)
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="YAML with `systems:` and `allow_hosts:`.")
+]
+
+
+class _Rate(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
+
+
+@contextmanager
+def _progress(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar (count, rate, time left); Ctrl-C keeps finished work and says how to resume."""
+    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(),
+               TextColumn("left"), TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=_console) as progress:
+        task = progress.add_task(what, total=None)
+
+        def update(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        try:
+            yield update
+        except KeyboardInterrupt:
+            progress.stop()
+            _console.print(
+                "[yellow]interrupted[/]: finished items are kept; rerun the same command to resume"
+            )
+            raise typer.Exit(130) from None
+
+
+def serve_local(
+    model: Annotated[
+        Path | None, typer.Option("--model", help="A .gguf file (default: SmolLM2-135M).")
+    ] = None,
+    port: Annotated[int | None, typer.Option("--port", help="Loopback port (default: a free one).")] = None,
+    n_ctx: Annotated[int, typer.Option("--n-ctx", help="Context window in tokens.")] = 2048,
+) -> None:
+    """Start the embedded llama.cpp OpenAI-compatible server on loopback; Ctrl-C stops it.
+
+    SmolLM2-135M proves the pipeline works end to end; it has no clinical skill.
+
+    Example: admitdx serve-local --n-ctx 4096
+    """
+    server = LocalServer(model_path=model, n_ctx=n_ctx, port=port)
+    with _console.status(f"starting llama.cpp with {server.model_path}"):
+        server.start()
+    try:
+        _console.print(f"serving [bold]{server.alias}[/] at [bold]{server.base_url}[/] (Ctrl-C to stop)")
+        entry = f"kind: llm, base_url: {server.base_url}, model: {server.alias}, structured: json_object"
+        _console.print(f"use it in a --config file as: systems: {{mine: {{{entry}}}}}")
+        while server.process is not None and server.process.poll() is None:
+            time.sleep(0.5)
+        _console.print(
+            f"[red]the server exited with code {server.process.returncode if server.process else '?'}[/]"
+        )
+    except KeyboardInterrupt:
+        _console.print("stopping")
+    finally:
+        server.stop()
+
+
+def audit(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory to audit.")],
+    system: Annotated[
+        str, typer.Option("--system", help="`rules` (no LLM), `local`, or a name in --config.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where the audited dataset version goes; rerun to resume.")
+    ],
+    config: ConfigOption = None,
+    truth: Annotated[
+        Path | None, typer.Option("--truth", help="Synthetic root: report agreement with its _truth/.")
+    ] = None,
+) -> None:
+    """Label every reference supported / partial / unsupported and write a new dataset version.
+
+    `--system rules` is the transparent rule-based auditor that needs no LLM.
+
+    Example: admitdx audit --dataset runs/earlydx --system rules --out runs/earlydx-audited
+    """
+    with _progress("audit") as update:
+        if system == "rules":
+            outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
+        else:
+            with open_named_client(system, config) as client:
+                outputs = audit_dataset(
+                    dataset, out, LLMAuditor(client), truth_root=truth, on_progress=update
+                )
+    classes = json.dumps(outputs["evidence_class"])
+    _console.print(
+        f"audited {outputs['references']} labels → {out}: {classes}, {outputs['unparseable']} unparseable"
+    )
+    if "agreement" in outputs:
+        a = outputs["agreement"]
+        _console.print(f"agreement with _truth over {a['compared']} labels: accuracy {a['accuracy']:.3f}, "
+                       f"Cohen's kappa {a['cohen_kappa']:.3f} (see {out / 'agreement.json'})")  # fmt: skip
+
+
+def rationale(
+    dataset: Annotated[Path, typer.Option("--dataset", help="An audited dataset directory.")],
+    system: Annotated[str, typer.Option("--system", help="`local`, or a name in --config.")],
+    out: Annotated[Path, typer.Option("--out", help="Where rationales.jsonl goes; rerun to resume.")],
+    config: ConfigOption = None,
+    split: Annotated[
+        list[str] | None, typer.Option("--split", help="Split to explain (repeatable; default train).")
+    ] = None,
+) -> None:
+    """Write gold-conditioned rationales for the supported and partially supported labels.
+
+    Temperature 0.3 unless the config sets one (EarlyDx appendix K).
+
+    Example: admitdx rationale --dataset runs/earlydx-audited --system local --out runs/rationales
+    """
+    with (
+        _progress("rationale") as update,
+        open_named_client(system, config, temperature=TEACHER_TEMPERATURE) as client,
+    ):
+        outputs = write_rationales(dataset, out, client, splits=tuple(split or ["train"]), on_progress=update)
+    _console.print(f"{outputs['rationales']} rationales → {out} ({outputs['unparseable']} unparseable, "
+                   f"{outputs['skipped_no_retained_label']} instances without a retained label)")  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's verbs to the root app."""
+    app.command("serve-local")(serve_local)
+    app.command("audit")(audit)
+    app.command("rationale")(rationale)

@@ -1,0 +1,116 @@
+"""``audit_dataset``: a new dataset version with ``evidence_class`` on every reference.
+
+Writes into ``out_dir``:
+
+- ``audit.jsonl`` — one line per (instance, reference): the verdict, its quote, the rule or the
+  raw LLM answer, any parse error; appended as each finishes, so a killed audit resumes;
+- ``instances.jsonl`` + ``instances.parquet`` — the input dataset with ``evidence_class`` and
+  ``evidence_quote`` filled (written once every pair is audited);
+- the input dataset's other files (``split.csv``, ``coverage.csv``) copied unchanged;
+- ``agreement.json`` — when a synthetic root is given, agreement with its ``_truth/``;
+- ``manifest.json`` — the input dataset's hash and the auditor's identity (rule hashes, or
+  prompt hash + model + egress decision); counts per class and of unparseable answers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from admitdx.auditing.agreement import agreement
+from admitdx.auditing.stage import JsonlStage
+from admitdx.auditing.verdict import Verdict
+from admitdx.contracts import INSTANCES_FILE, Instance, load_instances
+from admitdx.errors import UsageError
+from admitdx.runs import MANIFEST_FILE, sha256_file
+from admitdx.tasks.earlydx.output import PARQUET_FILE, InstanceWriter
+
+AUDIT_FILE = "audit.jsonl"
+AGREEMENT_FILE = "agreement.json"
+
+
+class Auditor(Protocol):
+    name: str
+
+    def identity(self) -> dict[str, Any]: ...
+
+    def audit_many(self, pairs: Any) -> Any: ...
+
+
+def audit_dataset(
+    dataset_dir: Path,
+    out_dir: Path,
+    auditor: Auditor,
+    *,
+    truth_root: Path | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Audit every reference of every instance; return the manifest's outputs."""
+    dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
+    if dataset_dir.resolve() == out_dir.resolve():
+        raise UsageError("--out must differ from --dataset: the audit writes a new dataset version")
+    instances = load_instances(dataset_dir)
+    inputs = {
+        "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},
+        "auditor": auditor.identity(),
+    }
+    stage = JsonlStage(out_dir, AUDIT_FILE, stage="audit", inputs=inputs,
+                       key=lambda r: (r["instance_id"], r["ref_index"]))  # fmt: skip
+    pairs = [(inst, j) for inst in instances for j in range(len(inst.references))]
+    todo = [(inst, j) for inst, j in pairs if (inst.id, j) not in stage.done]
+    finished = len(pairs) - len(todo)
+    for inst, j, verdict in auditor.audit_many(todo):
+        stage.append(
+            {"instance_id": inst.id, "ref_index": j, "label": inst.references[j].text, **verdict.to_dict()}
+        )
+        finished += 1
+        if on_progress:
+            on_progress(finished, len(pairs))
+    verdicts = {(r["instance_id"], r["ref_index"]): r for r in stage.records()}
+    audited = [_apply(inst, verdicts) for inst in instances]
+    _write_dataset(dataset_dir, out_dir, audited)
+    classes = Counter(str(r["evidence_class"]) for r in verdicts.values())
+    outputs: dict[str, Any] = {
+        "instances": len(audited),
+        "references": len(pairs),
+        "evidence_class": {k: classes[k] for k in ("supported", "partial", "unsupported")},
+        "unparseable": classes["None"],
+    }
+    if truth_root is not None:
+        result = agreement(audited, truth_root)
+        (out_dir / AGREEMENT_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        outputs["agreement"] = {k: result[k] for k in ("compared", "accuracy", "cohen_kappa")}
+    stage.finish(outputs)
+    return outputs
+
+
+def _apply(inst: Instance, verdicts: dict[tuple[str, int], dict[str, Any]]) -> Instance:
+    refs = []
+    for j, ref in enumerate(inst.references):
+        v = verdicts[(inst.id, j)]
+        refs.append(
+            dataclasses.replace(ref, evidence_class=v["evidence_class"], evidence_quote=v["quote"] or None)
+        )
+    return dataclasses.replace(inst, references=refs)
+
+
+def _write_dataset(dataset_dir: Path, out_dir: Path, instances: list[Instance]) -> None:
+    writer = InstanceWriter(out_dir)
+    try:
+        for inst in instances:
+            writer.write(inst.to_dict())
+        for extra in sorted(dataset_dir.iterdir()):
+            if extra.is_file() and extra.name not in (INSTANCES_FILE, PARQUET_FILE, MANIFEST_FILE):
+                shutil.copy2(extra, writer.staged(extra.name))
+    except BaseException:
+        writer.abort()
+        raise
+    writer.commit()
+
+
+__all__ = ["AUDIT_FILE", "Verdict", "audit_dataset"]

@@ -1,0 +1,71 @@
+"""The LLM evidence auditor (EarlyDx §3.3): supported / partial / unsupported, with a quote.
+
+For each (instance, reference label) pair the model sees the whole admission-time record and the
+label, and answers ``{"evidence_class": ..., "quote": ...}`` under a JSON schema (prompt
+``audit.v1``). Greedy decoding, as EarlyDx runs its verifier at temperature 0 (appendix K). An
+answer that cannot be read keeps its raw text and parse error and leaves the label unaudited
+(``evidence_class`` None) — counted in the manifest, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from admitdx.auditing.verdict import EVIDENCE_CLASSES, Verdict
+from admitdx.contracts import Instance
+from admitdx.llm.client import ChatRequest, Completion, LLMClient
+from admitdx.llm.prompts import load_prompt
+
+#: Spellings a model may use for each class (normalised: lower-case, spaces for _ and -).
+_SYNONYMS = {"partially supported": "partial", "partial support": "partial", "not supported": "unsupported"}
+
+
+def audit_schema(quote_max_chars: int = 300) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "evidence_class": {"type": "string", "enum": list(EVIDENCE_CLASSES)},
+            "quote": {"type": "string", "maxLength": quote_max_chars},
+        },
+        "required": ["evidence_class", "quote"],
+        "additionalProperties": False,
+    }
+
+
+def read_verdict(c: Completion) -> Verdict:
+    if c.parse_error is not None:
+        return Verdict(None, "", raw=c.raw, parse_error=c.parse_error)
+    value = c.parsed if isinstance(c.parsed, dict) else {}
+    label = " ".join(str(value.get("evidence_class", "")).lower().replace("_", " ").replace("-", " ").split())
+    label = _SYNONYMS.get(label, label)
+    if label not in EVIDENCE_CLASSES:
+        return Verdict(None, "", raw=c.raw, parse_error=f"no valid evidence_class in the answer ({label!r})")
+    quote = value.get("quote") if isinstance(value.get("quote"), str) else ""
+    return Verdict(label, quote, raw=c.raw)  # type: ignore[arg-type]
+
+
+class LLMAuditor:
+    def __init__(self, client: LLMClient, *, prompt: str = "audit.v1", quote_max_chars: int = 300) -> None:
+        self.name = "llm"
+        self.client = client
+        self.template = load_prompt(prompt)
+        self.schema = audit_schema(quote_max_chars)
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "auditor": self.name,
+            "prompt": self.template.identity(),
+            "llm": self.client.config.identity(),
+            "egress": self.client.egress,
+        }
+
+    def request(self, instance: Instance, ref_index: int) -> ChatRequest:
+        messages = self.template.render(record=instance.text, label=instance.references[ref_index].text)
+        return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})
+
+    def audit_many(self, pairs: Iterable[tuple[Instance, int]]) -> Iterator[tuple[Instance, int, Verdict]]:
+        todo = list(pairs)
+        for i, completion in self.client.map(self.request(inst, ref) for inst, ref in todo):
+            inst, ref = todo[i]
+            yield inst, ref, read_verdict(completion)

@@ -1,0 +1,64 @@
+"""An LLM client for a system named on the command line (``--system NAME``).
+
+``NAME`` is ``local`` (the embedded llama.cpp server with SmolLM2-135M-Instruct, started here and
+stopped on exit) or a system in the ``--config`` YAML file whose options are LLM options. A
+predictor's own options in that entry (``prompt``, ``k``, ``graded`` …) are ignored here, so the
+same entry can drive ``admitdx predict`` and ``admitdx audit``; ``base_url: local`` in it also
+means the embedded server. The config's ``allow_hosts`` feed the egress guard.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from admitdx.errors import UsageError
+from admitdx.llm.client import LLMClient
+from admitdx.llm.config import LLMConfig
+from admitdx.llm.local_server import LocalServer
+
+LOCAL = "local"
+
+
+def _predictor_only_options() -> set[str]:
+    from admitdx.systems.llm import LLMPredictor
+
+    params = inspect.signature(LLMPredictor.__init__).parameters
+    return {p for p in params if p not in ("self", "allow_hosts", "llm_options")}
+
+
+@contextmanager
+def open_named_client(name: str, config_path: Path | None = None, **overrides: Any) -> Iterator[LLMClient]:
+    """Yield a client for ``name``; ``overrides`` are LLM options applied unless the config sets them."""
+    from admitdx.systems.config import load_config
+
+    run_config = load_config(config_path)
+    if name == LOCAL:
+        options: dict[str, Any] = {"base_url": LOCAL}
+    elif name in run_config.systems:
+        options = {
+            k: v for k, v in run_config.systems[name].options.items() if k not in _predictor_only_options()
+        }
+    else:
+        known = ", ".join(sorted(run_config.systems)) or "none in --config"
+        raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")
+    options = {**overrides, **options}
+    server = None
+    if options.get("base_url") == LOCAL:
+        server = LocalServer()
+        options = {
+            **dataclasses.asdict(server.config()),
+            **{k: v for k, v in options.items() if k != "base_url"},
+        }
+    client = LLMClient(LLMConfig.from_options(options), allow_hosts=run_config.allow_hosts)
+    try:
+        if server is not None:
+            server.start()
+        yield client
+    finally:
+        if server is not None:
+            server.stop()
