@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import zlib
 from pathlib import Path
 
@@ -25,3 +26,23 @@ def write_dataset(directory: Path, instances: list[Instance]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     write_jsonl(directory / INSTANCES_FILE, (i.to_dict() for i in instances))
     return directory
+
+
+FILLER = ["patient", "presents", "with", "complaint", "noted", "on", "exam", "vitals", "stable", "labs",
+          "pending", "reports", "history"]
+
+
+def planted_encounters(n: int, split: str, seed: int, at_end: bool = False) -> list[Instance]:
+    """Each encounter has 30 filler words; 'zebrafinch' is written in a third of them (at a random
+    place, or last) and always comes with the label "Planted disease"; every encounter also has one
+    of three noise labels at random."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        words = rng.choices(FILLER, k=30)
+        labels = [rng.choice(["Noise A", "Noise B", "Noise C"])]
+        if i % 3 == 0:
+            words.insert(len(words) if at_end else rng.randrange(len(words)), "zebrafinch")
+            labels.append("Planted disease")
+        out.append(instance(f"{split}{i}", split, " ".join(words), labels, subject_id=seed * 10_000 + i))
+    return out

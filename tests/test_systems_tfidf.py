@@ -3,36 +3,16 @@
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pytest
 
 from admitdx.systems import create
 from admitdx.systems.multilabel import LabelSpace, carve_validation, tune_threshold
-from systems_data import instance
+from systems_data import instance, planted_encounters
 
-FILLER = ["patient", "presents", "with", "complaint", "noted", "on", "exam", "vitals", "stable", "labs",
-          "pending", "reports", "history"]
-
-
-def encounters(n: int, split: str, seed: int) -> list:
-    """Each encounter has filler words; 'zebrafinch' is written in a third of them and always comes
-    with the label "Planted disease"; every encounter also has one of three noise labels at random."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        words = rng.choices(FILLER, k=30)
-        labels = [rng.choice(["Noise A", "Noise B", "Noise C"])]
-        if i % 3 == 0:
-            words.insert(rng.randrange(len(words)), "zebrafinch")
-            labels.append("Planted disease")
-        out.append(instance(f"{split}{i}", split, " ".join(words), labels, subject_id=seed * 10_000 + i))
-    return out
-
-
-TRAIN = encounters(240, "train", seed=1)
-HELD_OUT = encounters(90, "test", seed=2)
+TRAIN = planted_encounters(240, "train", seed=1)
+HELD_OUT = planted_encounters(90, "test", seed=2)
 
 
 def planted_recall(system) -> tuple[float, float]:

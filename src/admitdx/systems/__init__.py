@@ -76,5 +76,6 @@ _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.knn",
     "admitdx.systems.extraction",
     "admitdx.systems.tfidf",
+    "admitdx.systems.encoder",
     "admitdx.systems.llm",
 ]

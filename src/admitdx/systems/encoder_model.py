@@ -1,0 +1,131 @@
+"""The torch side of the encoder classifier: a transformer encoder with a linear multi-label head,
+its training loop and its scoring. Imported only when an encoder system is fitted (optional extra).
+
+Long texts: the tokenizer cuts each text into windows of ``max_length`` tokens that overlap by
+``stride`` tokens, keeping at most ``max_chunks`` windows from the start; a title's logit for the
+text is the maximum over its windows (a finding anywhere in the kept windows can raise a title).
+``max_chunks = 1`` is plain truncation to the first ``max_length`` tokens.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from transformers import AutoModel, AutoTokenizer, get_polynomial_decay_schedule_with_warmup
+
+
+@dataclass(frozen=True)
+class Training:
+    """CliniBench (section 4.1, table 6) fine-tunes with AdamW and a polynomial learning-rate decay
+    after warm-up, with hyperparameters searched per dataset; the defaults here are the usual BERT
+    fine-tuning values, not a search result."""
+
+    epochs: int = 3
+    batch_size: int = 16
+    learning_rate: float = 2e-5
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Windows:
+    max_length: int = 512
+    max_chunks: int = 1
+    stride: int = 64
+
+
+class MultiLabelEncoder(nn.Module):
+    def __init__(self, model_dir: Path, n_labels: int, pooling: str) -> None:
+        super().__init__()
+        self.encoder = AutoModel.from_pretrained(model_dir)
+        self.head = nn.Linear(self.encoder.config.hidden_size, n_labels)
+        self.pooling = pooling
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, owner: torch.Tensor,
+                n_texts: int) -> torch.Tensor:
+        """Logits per text: windows are encoded, pooled, scored, then max-pooled per owning text."""
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        if self.pooling == "mean":
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
+        else:
+            pooled = hidden[:, 0]
+        window_logits = self.head(pooled)
+        out = torch.full((n_texts, window_logits.shape[1]), float("-inf"), device=window_logits.device,
+                         dtype=window_logits.dtype)
+        index = owner.unsqueeze(1).expand_as(window_logits)
+        return out.scatter_reduce(0, index, window_logits, reduce="amax")
+
+
+class EncoderHead:
+    """Tokenizer + model + device, with fit and score over lists of texts."""
+
+    def __init__(self, model_dir: Path, n_labels: int, *, pooling: str, windows: Windows, device: str | None):
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        self.model = MultiLabelEncoder(model_dir, n_labels, pooling).to(self.device)
+        self.windows = windows
+
+    def _batch(self, texts: Sequence[str]) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+        w = self.windows
+        windowed = w.max_chunks > 1
+        enc = self.tokenizer(list(texts), truncation=True, max_length=w.max_length, padding=True,
+                             return_overflowing_tokens=windowed, stride=w.stride if windowed else 0,
+                             return_tensors="pt")
+        owner = enc.pop("overflow_to_sample_mapping", torch.arange(len(texts)))
+        keep = torch.ones_like(owner, dtype=torch.bool)
+        seen: dict[int, int] = {}
+        for i, o in enumerate(owner.tolist()):  # at most max_chunks windows per text, from its start
+            seen[o] = seen.get(o, 0) + 1
+            keep[i] = seen[o] <= w.max_chunks
+        inputs = {k: enc[k][keep].to(self.device) for k in ("input_ids", "attention_mask")}
+        return inputs, owner[keep].to(self.device)
+
+    def fit(self, texts: Sequence[str], truth: np.ndarray, training: Training) -> list[float]:
+        """Fine-tune encoder and head; returns the mean training loss of each epoch."""
+        random.seed(training.seed)
+        torch.manual_seed(training.seed)
+        steps = training.epochs * -(-len(texts) // training.batch_size)
+        optimizer = torch.optim.AdamW(self.model.parameters(), lr=training.learning_rate,
+                                      weight_decay=training.weight_decay)
+        warmup = int(training.warmup_ratio * steps)
+        schedule = get_polynomial_decay_schedule_with_warmup(optimizer, warmup, steps)
+        loss_fn = nn.BCEWithLogitsLoss()
+        targets = torch.as_tensor(truth, dtype=torch.float32)
+        losses = []
+        self.model.train()
+        for _ in range(training.epochs):
+            order = list(range(len(texts)))
+            random.shuffle(order)
+            total = 0.0
+            for start in range(0, len(order), training.batch_size):
+                idx = order[start : start + training.batch_size]
+                inputs, owner = self._batch([texts[i] for i in idx])
+                logits = self.model(**inputs, owner=owner, n_texts=len(idx))
+                loss = loss_fn(logits, targets[idx].to(self.device))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                schedule.step()
+                total += loss.item() * len(idx)
+            losses.append(total / len(texts))
+        return losses
+
+    @torch.no_grad()
+    def scores(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        """(n × labels) sigmoid probabilities."""
+        self.model.eval()
+        out = []
+        for start in range(0, len(texts), batch_size):
+            chunk = texts[start : start + batch_size]
+            inputs, owner = self._batch(chunk)
+            logits = self.model(**inputs, owner=owner, n_texts=len(chunk))
+            out.append(torch.sigmoid(logits).float().cpu().numpy())
+        return np.concatenate(out) if out else np.zeros((0, self.model.head.out_features), dtype=np.float32)
