@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from admitdx.sources.synthetic import ids
 from admitdx.sources.synthetic.condition import long_title
 from admitdx.sources.synthetic.notes import discharge_text
-from admitdx.sources.synthetic.patient import Patient, PriorAdmission, weighted
+from admitdx.sources.synthetic.patient import Patient, PriorAdmission, minutes, weighted
 from admitdx.sources.synthetic.vocab import ADMIT_UNITS, SERVICE_NAME
 
 DISCHARGE_LOCATIONS = (
@@ -45,7 +45,7 @@ def provider_id(p: Patient) -> str:
 def write_admission(p: Patient, req: AdmissionRequest) -> datetime:
     """Write the admission; returns its discharge time."""
     rng = p.rng
-    dischtime = req.admittime + timedelta(days=rng.uniform(*req.los_days), minutes=rng.randint(0, 600))
+    dischtime = req.admittime + minutes(rng.uniform(*req.los_days) * 1440)
     died = rng.random() < 0.012
     location = "DIED" if died else weighted(rng, DISCHARGE_LOCATIONS)
     ed_in, ed_out = (req.ed_stay[1], req.ed_stay[2]) if req.ed_stay else (None, None)
@@ -92,7 +92,8 @@ def _transfers(p: Patient, req: AdmissionRequest, dischtime: datetime) -> None:
     first = units[1] if p.rng.random() < 0.25 else units[0]
     moves = [(first, start)]
     if p.rng.random() < 0.5 and dischtime - start > timedelta(days=1):
-        moves.append((units[2], start + (dischtime - start) * p.rng.uniform(0.2, 0.6)))
+        stay_min = (dischtime - start).total_seconds() / 60
+        moves.append((units[2], start + minutes(stay_min * p.rng.uniform(0.2, 0.6))))
     for n, (unit, t) in enumerate(moves):
         end = moves[n + 1][1] if n + 1 < len(moves) else dischtime
         tid = ids.stay_id(p.index, p.next("stay"))
