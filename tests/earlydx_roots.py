@@ -8,10 +8,12 @@ files pass the same views the real data goes through.
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 from typing import Any
 
 from admitdx.sources.schema import schema_for
+from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
 
 SUBJECT, HADM, STAY = 10000001, 20000001, 30000001
 ED_IN, T0 = "2150-01-01 08:00:00", "2150-01-01 12:00:00"
@@ -148,3 +150,12 @@ def write_root(root: Path, tables: dict[str, list[dict[str, Any]]]) -> Path:
             for row in rows:
                 w.writerow(["" if row.get(c) is None else row.get(c) for c in columns])
     return root
+
+
+def build(tmp_path: Path, tables: dict[str, list[dict[str, Any]]], **params: Any) -> dict[str, Any]:
+    """Write the root, build it with ``params`` into a fresh folder, return its one instance."""
+    root = write_root(tmp_path / "mimic", tables)
+    out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+    build_earlydx(root, out, EarlyDxParams(**params))
+    (line,) = (out / "instances.jsonl").read_text().splitlines()
+    return json.loads(line)

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
-from earlydx_roots import ED_IN, HADM, STAY, SUBJECT, T0, base_tables, lab, write_root
-
-
-def build(tmp_path: Path, tables: dict[str, list[dict[str, Any]]], **params: Any) -> dict[str, Any]:
-    root = write_root(tmp_path / "mimic", tables)
-    out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
-    build_earlydx(root, out, EarlyDxParams(**params))
-    (line,) = (out / "instances.jsonl").read_text().splitlines()
-    return json.loads(line)
+from earlydx_roots import ED_IN, HADM, STAY, SUBJECT, T0, base_tables, build, lab, write_root
 
 
 def test_lab_at_t0_kept_one_minute_later_dropped_and_kept_at_w6(tmp_path: Path) -> None:

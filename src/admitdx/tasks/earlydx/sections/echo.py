@@ -1,7 +1,8 @@
 """Echocardiography (§3.2 viii): structured measurements from MIMIC-IV-ECHO windowed on their
-measurement time — the ``echo_max_measurements`` (8, the authors') most recent results at or before
-the cutoff, newest first then by measurement name (the authors take the first 8 rows in file
-order, which is not reproducible across file formats).
+measurement time — those of the latest study (measurement_datetime) at or before the cutoff, at
+most ``echo_max_measurements`` (8, the authors'), by measurement name. The authors take the first 8
+rows in file order among all earlier studies, which can mix studies years apart and is not
+reproducible across file formats.
 
 The table is ``structured-measurement.csv.gz`` (view ``echo.structured_measurement``; the plural
 spelling is accepted too) with ``subject_id, measurement_datetime, measurement, result, unit``.
@@ -29,14 +30,17 @@ def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
                    nullif(trim(CAST(result AS VARCHAR)), '') AS result,
                    nullif(trim(CAST(unit AS VARCHAR)), '') AS unit
             FROM {table}
-        ), m AS (
+        ), latest AS (
             SELECT c.stay_id, e.t, e.name, e.result, e.unit
             FROM cohort c JOIN e ON e.subject_id = c.subject_id
             WHERE e.t <= c.cutoff AND e.result IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id ORDER BY e.t DESC, e.name, e.result)
+            QUALIFY dense_rank() OVER (PARTITION BY c.stay_id ORDER BY e.t DESC) = 1
+        ), m AS (
+            SELECT * FROM latest
+            QUALIFY row_number() OVER (PARTITION BY stay_id ORDER BY name, result)
                     <= {int(p.echo_max_measurements)}
         )
-        SELECT stay_id, list(struct_pack(name, result, unit) ORDER BY t DESC, name, result) AS v
+        SELECT stay_id, list(struct_pack(name, result, unit) ORDER BY name, result) AS v
         FROM m GROUP BY stay_id
     """
 
