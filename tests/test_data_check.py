@@ -237,3 +237,16 @@ def test_synthetic_root_passes_with_mimic_columns(synthetic_root: Path, demo_dir
         assert len(shared) >= 15  # 8 hosp + 6 ed + ecg.record_list
         for key in shared:
             assert synth.column_names(key) == demo.column_names(key), key
+
+
+def test_ragged_csv_row(small_root: Path) -> None:
+    path = small_root / "hosp" / "d_labitems.csv.gz"
+    path.unlink()
+    path.write_bytes(
+        gzip.compress(b"itemid,label,fluid,category\n50912,Creatinine,Blood,Chemistry\n50971,Potassium\n")
+    )
+    report = check_mimic(small_root)
+    [(where, problem)] = report.errors()
+    assert where == "hosp.d_labitems"
+    assert problem.message == "unreadable CSV at file line 3: expected 4 fields, found 2"
+    assert problem.row == 2
