@@ -46,3 +46,21 @@ def planted_encounters(n: int, split: str, seed: int, at_end: bool = False) -> l
             labels.append("Planted disease")
         out.append(instance(f"{split}{i}", split, " ".join(words), labels, subject_id=seed * 10_000 + i))
     return out
+
+
+def write_tiny_bert(folder: Path) -> Path:
+    """A randomly initialised 2-layer BERT (hidden size 32) whose vocabulary is FILLER + zebrafinch,
+    saved with its tokenizer like any local checkpoint. Also limits torch to one thread: a tiny
+    model on a shared 2-core machine only loses time to thread contention."""
+    import torch
+    import transformers
+
+    torch.set_num_threads(1)
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *FILLER, "zebrafinch"]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
+    config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
+                                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
+    transformers.set_seed(0)
+    transformers.BertModel(config).save_pretrained(folder)
+    return folder

@@ -11,27 +11,16 @@ import pytest
 
 from admitdx.errors import UsageError
 from admitdx.systems import create
-from systems_data import FILLER, planted_encounters
+from systems_data import planted_encounters, write_tiny_bert
 
-transformers = pytest.importorskip("transformers")
+pytest.importorskip("transformers")
 
 TINY = {"epochs": 8, "batch_size": 16, "learning_rate": 5e-3, "warmup_ratio": 0.0, "device": "cpu"}
 
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-
-    torch.set_num_threads(1)  # a tiny model on a shared 2-core machine: extra threads only contend
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *FILLER, "zebrafinch"]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
-    config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
-                                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
-    transformers.set_seed(0)
-    transformers.BertModel(config).save_pretrained(folder)
-    return folder
+    return write_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
 def planted_separation(system, held_out) -> float:

@@ -76,12 +76,12 @@ class EncoderClassifier:
             raise UsageError("the encoder system needs torch and transformers",
                              hint="pip install 'admitdx[encoder]'") from e
         fit_set, validation = train, []
+        seed = self.training_options["seed"]
         if self.emission.emit == "threshold":
-            seed = self.training_options["seed"]
             fit_set, validation = carve_validation(train, self.validation_fraction, seed)
         labels = LabelSpace.from_instances(fit_set, self.min_label_count)
         self.head = EncoderHead(self.model_dir, len(labels.keys), pooling=self.pooling,
-                                windows=Windows(**self.window_options), device=self.device)
+                                windows=Windows(**self.window_options), device=self.device, seed=seed)
         losses = self.head.fit([i.text for i in fit_set], labels.indicator(fit_set),
                                Training(**self.training_options))
         self.emission.titles = labels.titles

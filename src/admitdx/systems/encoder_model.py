@@ -67,8 +67,10 @@ class MultiLabelEncoder(nn.Module):
 class EncoderHead:
     """Tokenizer + model + device, with fit and score over lists of texts."""
 
-    def __init__(self, model_dir: Path, n_labels: int, *, pooling: str, windows: Windows, device: str | None):
+    def __init__(self, model_dir: Path, n_labels: int, *, pooling: str, windows: Windows, device: str | None,
+                 seed: int):
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        torch.manual_seed(seed)  # the new head's initial weights: same seed, same model
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
         self.model = MultiLabelEncoder(model_dir, n_labels, pooling).to(self.device)
         self.windows = windows
