@@ -44,8 +44,14 @@ def test_data_check_accepts_every_module(synthetic_root: Path) -> None:
     report = check_mimic(synthetic_root)
     assert report.ok, report.errors()
     status = {m.module: m.status for m in report.modules}
-    assert status == {"hosp": "present", "ed": "present", "note": "present", "ecg": "present",
-                      "echo": "present", "icu": "absent"}
+    assert status == {
+        "hosp": "present",
+        "ed": "present",
+        "note": "present",
+        "ecg": "present",
+        "echo": "present",
+        "icu": "absent",
+    }
 
 
 def _one(con, sql: str):
@@ -66,19 +72,38 @@ def test_row_counts_match_meta(synthetic_root: Path) -> None:
 def test_identifiers_have_mimic_ranges_and_formats(synthetic_root: Path) -> None:
     with open_mimic(synthetic_root) as src:
         con = src.con
-        assert _one(con, "SELECT min(subject_id) >= 10000000 AND max(subject_id) < 20000000, "
-                         "count(DISTINCT subject_id) = count(*) FROM hosp.patients") == (True, True)
-        assert _one(con, "SELECT min(hadm_id) >= 20000000 AND max(hadm_id) < 30000000, "
-                         "count(DISTINCT hadm_id) = count(*) FROM hosp.admissions") == (True, True)
-        assert _one(con, "SELECT min(transfer_id) >= 30000000 AND max(transfer_id) < 40000000, "
-                         "count(DISTINCT transfer_id) = count(*) FROM hosp.transfers") == (True, True)
+        assert _one(
+            con,
+            "SELECT min(subject_id) >= 10000000 AND max(subject_id) < 20000000, "
+            "count(DISTINCT subject_id) = count(*) FROM hosp.patients",
+        ) == (True, True)
+        assert _one(
+            con,
+            "SELECT min(hadm_id) >= 20000000 AND max(hadm_id) < 30000000, "
+            "count(DISTINCT hadm_id) = count(*) FROM hosp.admissions",
+        ) == (True, True)
+        assert _one(
+            con,
+            "SELECT min(transfer_id) >= 30000000 AND max(transfer_id) < 40000000, "
+            "count(DISTINCT transfer_id) = count(*) FROM hosp.transfers",
+        ) == (True, True)
         # every ED stay_id is a transfer_id of eventtype 'ED' (as in the real demo)
-        assert _one(con, "SELECT count(*) FROM ed.edstays e LEFT JOIN hosp.transfers t "
-                         "ON t.transfer_id = e.stay_id AND t.eventtype = 'ED' "
-                         "WHERE e.hadm_id IS NOT NULL AND t.transfer_id IS NULL")[0] == 0
+        assert (
+            _one(
+                con,
+                "SELECT count(*) FROM ed.edstays e LEFT JOIN hosp.transfers t "
+                "ON t.transfer_id = e.stay_id AND t.eventtype = 'ED' "
+                "WHERE e.hadm_id IS NOT NULL AND t.transfer_id IS NULL",
+            )[0]
+            == 0
+        )
         assert _one(con, "SELECT count(DISTINCT labevent_id) = count(*) FROM hosp.labevents")[0]
-        note_ids = [r[0] for r in con.execute("SELECT note_id FROM note.discharge UNION ALL "
-                                              "SELECT note_id FROM note.radiology").fetchall()]
+        note_ids = [
+            r[0]
+            for r in con.execute(
+                "SELECT note_id FROM note.discharge UNION ALL SELECT note_id FROM note.radiology"
+            ).fetchall()
+        ]
         assert all(re.fullmatch(r"1\d{7}-(DS|RR)-\d+", n) for n in note_ids)
         assert len(set(note_ids)) == len(note_ids)
         paths = con.execute("SELECT subject_id, study_id, path FROM ecg.record_list").fetchall()
@@ -88,32 +113,39 @@ def test_identifiers_have_mimic_ranges_and_formats(synthetic_root: Path) -> None
 def test_timing_relations(synthetic_root: Path) -> None:
     with open_mimic(synthetic_root) as src:
         con = src.con
+        late, early = "storetime < charttime", "charttime < e.intime OR v.charttime > e.outtime"
+        adm = "FROM ed.edstays e JOIN hosp.admissions a USING (hadm_id)"
         checks = {
-            "lab storetime < charttime": "SELECT count(*) FROM hosp.labevents WHERE storetime < charttime",
-            "radiology storetime < charttime": "SELECT count(*) FROM note.radiology WHERE storetime < charttime",
-            "discharge note stored before discharge": "SELECT count(*) FROM note.discharge n JOIN hosp.admissions a "
-            "USING (hadm_id) WHERE n.storetime < a.dischtime OR n.charttime <> date_trunc('day', a.dischtime)",
-            "ED arrival not before admission": "SELECT count(*) FROM ed.edstays e JOIN hosp.admissions a "
-            "USING (hadm_id) WHERE NOT (e.intime < a.admittime AND a.admittime < e.outtime)",
-            "edregtime differs from ED arrival": "SELECT count(*) FROM ed.edstays e JOIN hosp.admissions a "
-            "USING (hadm_id) WHERE a.edregtime <> e.intime OR a.edouttime <> e.outtime",
+            "lab storetime before charttime": f"SELECT count(*) FROM hosp.labevents WHERE {late}",
+            "radiology storetime before charttime": f"SELECT count(*) FROM note.radiology WHERE {late}",
+            "discharge note stored before discharge": "SELECT count(*) FROM note.discharge n "
+            "JOIN hosp.admissions a USING (hadm_id) "
+            "WHERE n.storetime < a.dischtime OR n.charttime <> date_trunc('day', a.dischtime)",
+            "ED arrival not before admission": f"SELECT count(*) {adm} "
+            "WHERE NOT (e.intime < a.admittime AND a.admittime < e.outtime)",
+            "edregtime differs from ED arrival": f"SELECT count(*) {adm} "
+            "WHERE a.edregtime <> e.intime OR a.edouttime <> e.outtime",
             "discharge before admission": "SELECT count(*) FROM hosp.admissions WHERE dischtime <= admittime",
             "overlapping admissions": "SELECT count(*) FROM (SELECT admittime, lag(dischtime) OVER "
-            "(PARTITION BY subject_id ORDER BY admittime) AS prev FROM hosp.admissions) WHERE admittime <= prev",
+            "(PARTITION BY subject_id ORDER BY admittime) AS prev FROM hosp.admissions) "
+            "WHERE admittime <= prev",
             "overlapping ED stays": "SELECT count(*) FROM (SELECT intime, lag(outtime) OVER "
             "(PARTITION BY subject_id ORDER BY intime) AS prev FROM ed.edstays) WHERE intime <= prev",
-            "vitals outside the stay": "SELECT count(*) FROM ed.vitalsign v JOIN ed.edstays e USING (stay_id) "
-            "WHERE v.charttime < e.intime OR v.charttime > e.outtime",
+            "vitals outside the stay": "SELECT count(*) FROM ed.vitalsign v "
+            f"JOIN ed.edstays e USING (stay_id) WHERE v.{early}",
         }
         for name, sql in checks.items():
             assert _one(con, sql)[0] == 0, name
         # labs exist on both sides of t0, and most ED draws carry no hadm_id (as in real MIMIC-IV)
-        before, after, ed_null = _one(con, """
+        before, after, ed_null = _one(
+            con,
+            """
             SELECT count(*) FILTER (l.charttime <= a.admittime), count(*) FILTER (l.charttime > a.admittime),
                    avg((l.hadm_id IS NULL)::INT) FILTER (l.charttime <= a.admittime)
             FROM hosp.labevents l JOIN ed.edstays e ON l.subject_id = e.subject_id
             JOIN hosp.admissions a ON a.hadm_id = e.hadm_id
-            WHERE l.charttime BETWEEN e.intime AND a.dischtime""")
+            WHERE l.charttime BETWEEN e.intime AND a.dischtime""",
+        )
         assert before > 1000 and after > 1000 and ed_null > 0.8
 
 
@@ -131,9 +163,14 @@ def test_icd_version_follows_the_real_year(synthetic_root: Path) -> None:
 
 def test_titles_come_from_the_dictionaries(synthetic_root: Path) -> None:
     with open_mimic(synthetic_root) as src:
-        ed_rows = src.con.execute("SELECT DISTINCT icd_code, icd_version, icd_title FROM ed.diagnosis").fetchall()
-        dictionary = {(c, v): t for c, v, t in src.con.execute(
-            "SELECT icd_code, icd_version, long_title FROM hosp.d_icd_diagnoses").fetchall()}
+        sql = "SELECT DISTINCT icd_code, icd_version, icd_title FROM ed.diagnosis"
+        ed_rows = src.con.execute(sql).fetchall()
+        dictionary = {
+            (c, v): t
+            for c, v, t in src.con.execute(
+                "SELECT icd_code, icd_version, long_title FROM hosp.d_icd_diagnoses"
+            ).fetchall()
+        }
         billed = src.con.execute("SELECT DISTINCT icd_code, icd_version FROM hosp.diagnoses_icd").fetchall()
     for code, version, title in ed_rows:
         expected = icd.short_title(code, version).upper() if version == 9 else icd.title(code, version)
@@ -151,13 +188,23 @@ def test_value_conventions(synthetic_root: Path) -> None:
     with open_mimic(synthetic_root) as src:
         con = src.con
         # urine dipstick results are text in `comments` with an empty value, as in the demo
-        assert _one(con, "SELECT count(*) > 0 AND bool_and(value IS NULL AND comments IN "
-                         "('NEG.', 'SM.', 'MOD.', 'LG.')) FROM hosp.labevents WHERE itemid = 51486")[0]
+        assert _one(
+            con,
+            "SELECT count(*) > 0 AND bool_and(value IS NULL AND comments IN "
+            "('NEG.', 'SM.', 'MOD.', 'LG.')) FROM hosp.labevents WHERE itemid = 51486",
+        )[0]
         assert _one(con, "SELECT bool_and(acuity BETWEEN 1 AND 5) FROM ed.triage")[0]
         assert _one(con, "SELECT count(DISTINCT arrival_transport) >= 3 FROM ed.edstays")[0]
         text = _one(con, "SELECT text FROM note.discharge LIMIT 1")[0]
-        headers = ["Chief Complaint:", "History of Present Illness:", "Past Medical History:", "Pertinent Results:",
-                   "Brief Hospital Course:", "Discharge Diagnosis:", "Discharge Condition:"]
+        headers = [
+            "Chief Complaint:",
+            "History of Present Illness:",
+            "Past Medical History:",
+            "Pertinent Results:",
+            "Brief Hospital Course:",
+            "Discharge Diagnosis:",
+            "Discharge Condition:",
+        ]
         positions = [text.index(h) for h in headers]
         assert positions == sorted(positions)
         report = _one(con, "SELECT text FROM note.radiology LIMIT 1")[0]
