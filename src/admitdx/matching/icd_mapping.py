@@ -81,6 +81,11 @@ def _icd9_codes(billable_only: bool) -> list[str]:
     return sorted(set(codes))
 
 
+@lru_cache(maxsize=4)
+def _codes(version: int, billable_only: bool) -> tuple[str, ...]:
+    return tuple(_icd10_codes(billable_only) if version == 10 else _icd9_codes(billable_only))
+
+
 @lru_cache(maxsize=8)
 def dictionary(version: int, billable_only: bool = True, code_prefixes: tuple[str, ...] = ()) -> tuple:
     """``((code, long title, short title), …)`` of one ICD version, sorted by code.
@@ -88,9 +93,9 @@ def dictionary(version: int, billable_only: bool = True, code_prefixes: tuple[st
     (Enumerating the codes belongs with :mod:`admitdx.ontology.icd`, which gives titles but not a
     listing; titles come from there.)
     """
-    codes = _icd10_codes(billable_only) if version == 10 else _icd9_codes(billable_only)
+    codes = _codes(version, billable_only)
     if code_prefixes:
-        codes = [c for c in codes if c.startswith(tuple(icd.normalize(p) for p in code_prefixes))]
+        codes = tuple(c for c in codes if c.startswith(tuple(icd.normalize(p) for p in code_prefixes)))
     rows = []
     for code in codes:
         long_title = icd.title(code, version)
@@ -127,6 +132,8 @@ class TitleIndex:
         return self._vectors
 
     def exact(self, text: str) -> CodeMapping | None:
+        if not normalize_diagnosis(text):
+            return None
         i = self.strict.get(normalize_diagnosis(text, drop_qualifiers=False))
         if i is None:
             i = self.loose.get(normalize_diagnosis(text))
@@ -140,9 +147,11 @@ class TitleIndex:
 
     def bm25_scores(self, texts: Sequence[str]) -> np.ndarray:
         """(n_texts, n_titles) BM25 scores of every title for every text."""
-        tokens = _bm25_tokens(texts, return_ids=False)
-        return (
-            np.stack([self.bm25.get_scores(t) for t in tokens]) if texts else np.zeros((0, len(self.codes)))
+        if not texts:
+            return np.zeros((0, len(self.codes)))
+        zeros = np.zeros(len(self.codes))  # a text with no content word shares nothing with any title
+        return np.stack(
+            [self.bm25.get_scores(t) if t else zeros for t in _bm25_tokens(texts, return_ids=False)]
         )
 
     def search(self, texts: Sequence[str], how: Search, min_similarity: float) -> list[CodeMapping | None]:
@@ -156,6 +165,9 @@ class TitleIndex:
             cosine = self.embedder.encode([expand_diagnosis(t) for t in texts]) @ self.vectors().T
         out: list[CodeMapping | None] = []
         for n in range(len(texts)):
+            if not normalize_diagnosis(texts[n]):
+                out.append(None)  # nothing to search for ("", "NOS", punctuation only)
+                continue
             if how == "bm25":
                 best = int(np.argmax(bm25[n]))
                 score = float(bm25[n, best])

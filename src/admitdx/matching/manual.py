@@ -93,6 +93,10 @@ class ManualMatcher(Matcher):
     def params(self) -> dict[str, Any]:
         return {"csv": str(self.path), "csv_sha256": sha256_file(self.path)}
 
+    def cache_key(self, task: MatchTask) -> str:
+        """Per instance, not per text: a reviewer may judge two instances with equal texts apart."""
+        return f"{super().cache_key(task)}:{task.instance_id}:{task.system}"
+
     def match(self, task: MatchTask) -> MatchOutcome:
         entry = self.review.get((task.instance_id, task.system))
         if entry is None:

@@ -1,0 +1,114 @@
+"""LLM judge: validation of the judge's pairs, and the real path through the local llama.cpp server.
+
+The server test checks only that the path works (prompt → schema-constrained JSON → validated
+pairs → cache); SmolLM2-135M's matching decisions are not clinically meaningful and are not asserted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from tests.matching_data import write_case_dirs
+
+from admitdx.llm.client import Completion
+from admitdx.llm.local_server import LocalServer, llama_cpp_available
+from admitdx.matching.base import MatchTask, check_one_to_one
+from admitdx.matching.llm_judge import DEFAULT_PROMPT, LlmJudgeMatcher, pairs_schema, validate_pairs
+from admitdx.matching.runner import load_matches, matches_path, run_matcher
+
+
+def test_validation_drops_out_of_range_and_reused_pairs() -> None:
+    answer = {"pairs": [
+        {"prediction": 1, "reference": 2},
+        {"prediction": 3, "reference": 1},   # prediction 3 does not exist
+        {"prediction": 1, "reference": 1},   # prediction 1 already paired
+        {"prediction": 2, "reference": 2},   # reference 2 already paired
+        {"prediction": 2, "reference": 1},
+        {"prediction": True, "reference": 1},  # a boolean is not a number here
+        "2-1",
+    ]}  # fmt: skip
+    kept, dropped = validate_pairs(answer, 2, 2)
+    assert kept == [(0, 1), (1, 0)]
+    assert len(dropped) == 5
+
+
+def test_an_answer_without_pairs_is_a_parse_failure_kept_raw() -> None:
+    with pytest.raises(ValueError):
+        validate_pairs(["1-2"], 2, 2)
+    bad = Completion(raw="I think 1 matches 2", parsed=None, parse_error="no JSON found", usage=None,
+                     latency_s=0.1, cached=False)  # fmt: skip
+    outcome = LlmJudgeMatcher._outcome(bad, 2, 2)
+    assert outcome.pairs == [] and outcome.details["judge_errors"] == 1
+    assert outcome.details["raw"] == "I think 1 matches 2" and "no JSON" in outcome.details["parse_error"]
+
+
+def test_schema_bounds_numbers_to_the_lists() -> None:
+    item = pairs_schema(3, 2)["properties"]["pairs"]["items"]["properties"]
+    assert item["prediction"] == {"type": "integer", "minimum": 1, "maximum": 3}
+    assert item["reference"]["maximum"] == 2
+    assert pairs_schema(3, 2)["properties"]["pairs"]["maxItems"] == 2
+
+
+@pytest.fixture(scope="module")
+def server() -> LocalServer:
+    if not llama_cpp_available():
+        pytest.skip("llama-cpp-python is not installed (pip install 'admitdx[local]')")
+    with LocalServer() as srv:
+        yield srv
+
+
+def judge(server: LocalServer, cache: Path) -> LlmJudgeMatcher:
+    config = server.config(cache_path=cache, max_tokens=80)
+    return LlmJudgeMatcher(llm=asdict(config))
+
+
+def test_prompt_renders_numbered_lists_and_hashes_the_template() -> None:
+    m = LlmJudgeMatcher(llm={"cache_path": None})
+    req = m.request(MatchTask("i", "s", ["CHF", "pneumonia"], ["Congestive heart failure"]))
+    assert "1. Congestive heart failure" in req.messages[1]["content"]
+    assert "2. pneumonia" in req.messages[1]["content"]
+    assert req.key_extra["prompt"]["template"] == DEFAULT_PROMPT.name
+    assert m.params()["sampling"]["temperature"] == 0.0
+
+
+@pytest.mark.llm
+@pytest.mark.slow
+def test_judge_through_the_local_server_parses_validates_and_caches(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    cases = {
+        "t1": ([("Congestive heart failure", "I509")], ["CHF", "pneumonia"]),
+        "t2": ([("Hip fracture", "S72001A")], ["hip fracture"]),
+        "t3": ([("Sepsis", "A419")], []),  # nothing predicted: not sent to the model
+    }
+    dataset, pred = write_case_dirs(tmp_path, cases)
+    cache = tmp_path / "llm.sqlite"
+    first = judge(server, cache)
+    run = run_matcher(first, dataset, pred)
+    assert run.summary["model_calls"] == 2 and run.summary["judged"] == 2
+    by_id = {m.instance_id: m for m in run.matches}
+    for iid, (refs, preds) in cases.items():
+        m = by_id[iid]
+        assert check_one_to_one(m.pairs, len(preds), len(refs)) == m.pairs
+        if preds:
+            assert m.details["judged"] is True and m.details["raw"]
+            assert m.details["judge_errors"] == len(m.details.get("dropped", [])) + (
+                "parse_error" in m.details
+            )
+    assert by_id["t3"].details["judged"] is False and by_id["t3"].pairs == []
+    assert run.summary["judge_errors"] == sum(m.details["judge_errors"] for m in run.matches)
+
+    # Rerun with the match file: nothing is recomputed, no model call.
+    again = judge(server, cache)
+    rerun = run_matcher(again, dataset, pred)
+    assert (rerun.computed, again.client.stats.model_calls) == (0, 0)
+
+    # Rerun without the match file: every judgement comes from the LLM cache, still no model call.
+    matches_path(pred, "llm_judge").unlink()
+    cold = judge(server, cache)
+    replay = run_matcher(cold, dataset, pred)
+    assert cold.client.stats.model_calls == 0 and cold.client.stats.cache_hits == 2
+    assert [m.pairs for m in load_matches(pred, "llm_judge")] == [m.pairs for m in run.matches]
+    assert replay.computed == 3
