@@ -1,0 +1,45 @@
+"""``admitdx data synth`` end to end, as a user runs it (a real subprocess, real exit codes)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from admitdx.sources.synthetic import read_truth_meta
+
+
+def _admitdx(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from admitdx.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": ""},
+    )
+
+
+def test_synth_writes_a_root_and_reports(tmp_path: Path) -> None:
+    out = tmp_path / "root"
+    done = _admitdx("data", "synth", "--out", str(out), "--patients", "30", "--seed", "4", "--report")
+    assert done.returncode == 0, done.stderr
+    assert "wrote 30 patients" in done.stdout
+    assert "labels_per_encounter" in done.stdout and "radiology_storetime_drop" in done.stdout
+    assert read_truth_meta(out)["seed"] == 4
+    assert not list(out.rglob("*.part"))
+
+
+def test_synth_refuses_a_non_empty_folder_with_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("keep me")
+    done = _admitdx("data", "synth", "--out", str(tmp_path), "--patients", "3")
+    assert done.returncode == 2
+    assert "not empty" in done.stderr and "Traceback" not in done.stderr
+    forced = _admitdx("data", "synth", "--out", str(tmp_path), "--patients", "3", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / "x.txt").read_text() == "keep me"
+
+
+def test_help_ends_with_an_example() -> None:
+    done = _admitdx("data", "synth", "--help")
+    assert done.returncode == 0
+    assert "Example: admitdx data synth" in done.stdout
