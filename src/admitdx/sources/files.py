@@ -2,11 +2,12 @@
 
 A root as downloaded holds module folders (``hosp/``, ``ed/``, ``note/``, ``icu/``), often nested
 under versioned release names (``mimic-iv-3.1/hosp``, ``physionet.org/files/mimic-iv/3.1/hosp``,
-``mimic-iv-ed-2.2/ed``, ``mimic-iv-note-deidentified-free-text-clinical-notes-2.2/note``). The ECG and ECHO releases put
-their CSVs at the top of the release folder (``mimic-iv-ecg-…-1.0/record_list.csv``), so a folder
-whose name starts with ``mimic-iv-ecg`` / ``mimic-iv-echo`` is that module's folder. Table files are
-``.parquet``, ``.csv.gz`` or ``.csv``; when one table exists in several forms Parquet wins (it is
-what ``admitdx data convert`` writes and it reads fastest).
+``mimic-iv-ed-2.2/ed``, ``mimic-iv-note-deidentified-free-text-clinical-notes-2.2/note``). The ECG
+and ECHO releases put their CSVs at the top of the release folder
+(``mimic-iv-ecg-…-1.0/record_list.csv``), so a folder whose name starts with ``mimic-iv-ecg`` /
+``mimic-iv-echo`` is that module's folder. Table files are ``.parquet``, ``.csv.gz`` or ``.csv``;
+when one table exists in several forms Parquet wins (it is what ``admitdx data convert`` writes and
+it reads fastest).
 """
 
 from __future__ import annotations
