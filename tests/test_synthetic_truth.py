@@ -39,6 +39,29 @@ def test_one_record_per_ed_stay(synthetic_root: Path, truth: list[dict[str, Any]
         assert rec["t0"] == (admit[hadm_id] if hadm_id else None)
 
 
+def test_sections_at_t0_match_the_tables(synthetic_root: Path, truth: list[dict[str, Any]]) -> None:
+    """A section is listed exactly when a record of it lies in [ED arrival, t0] (OMR: on or before t0)."""
+    window = "BETWEEN e.intime AND a.admittime"
+    sql = f"""
+        SELECT e.stay_id,
+          EXISTS (SELECT 1 FROM note.radiology r WHERE r.subject_id = e.subject_id AND r.charttime {window}),
+          EXISTS (SELECT 1 FROM ecg.record_list g WHERE g.subject_id = e.subject_id AND g.ecg_time {window}),
+          EXISTS (SELECT 1 FROM echo.echo_study_list s WHERE s.subject_id = e.subject_id
+                  AND s.study_datetime {window}),
+          EXISTS (SELECT 1 FROM hosp.labevents l WHERE l.hadm_id = e.hadm_id AND l.charttime <= a.admittime),
+          EXISTS (SELECT 1 FROM hosp.omr o WHERE o.subject_id = e.subject_id AND o.chartdate <= a.admittime)
+        FROM ed.edstays e JOIN hosp.admissions a USING (hadm_id)"""
+    with open_mimic(synthetic_root) as src:
+        actual = {r[0]: r[1:] for r in src.con.execute(sql).fetchall()}
+    names_ = ("radiology", "ecg", "echo", "labs_admission", "omr")
+    for rec in truth:
+        if rec["hadm_id"] is None:
+            continue
+        listed = tuple(n in rec["sections_at_t0"] for n in names_)
+        assert listed == actual[rec["stay_id"]], (rec["stay_id"], listed, actual[rec["stay_id"]])
+    assert any(not row[4] for row in actual.values()) and any(row[4] for row in actual.values())
+
+
 def test_conditions_are_the_ed_diagnosis_list(synthetic_root: Path, truth: list[dict[str, Any]]) -> None:
     with open_mimic(synthetic_root) as src:
         rows = src.con.execute(

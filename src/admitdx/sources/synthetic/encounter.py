@@ -102,8 +102,6 @@ def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> date
     sections |= _radiology(p, sc, stay, conds, late)
     sections |= _echo(p, sc, stay, conds)
     sections |= _medications(p, sc, stay, conds)
-    if any(d <= stay.t0 for d in p.omr_dates):
-        sections.add("omr")
     if place_prior_history(p, conds, stay.t0):
         sections.add("prior_history")
 

@@ -129,6 +129,8 @@ def write_patient_row(p: Patient, last_event: datetime) -> None:
 def write_omr(p: Patient, start: datetime, end: datetime) -> None:
     """Outpatient visits every few months: blood pressure and weight, BMI and sometimes height."""
     rng = p.rng
+    if rng.random() < 0.25:  # not followed in the hospital's outpatient clinics
+        return
     height = rng.gauss(69 if p.gender == "M" else 64, 2.5)
     weight = rng.gauss(190 if p.gender == "M" else 160, 35)
     base_sbp = 128 + (10 if p.has("htn") else 0)

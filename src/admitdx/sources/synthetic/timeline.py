@@ -16,6 +16,7 @@ from admitdx.sources.synthetic.calibration import Knobs
 from admitdx.sources.synthetic.encounter import ed_visit
 from admitdx.sources.synthetic.patient import minutes, new_patient, write_omr, write_patient_row
 from admitdx.sources.synthetic.scenarios import BY_KEY, SCENARIOS
+from admitdx.sources.synthetic.truth import SECTIONS
 
 _CUM_WEIGHTS = list(accumulate(s.weight for s in SCENARIOS))
 ELECTIVE = ("cholecystitis", "unstable_angina", "ureteral_stone", "diverticulitis", "complete_heart_block")
@@ -31,6 +32,7 @@ def generate_patient(index: int, seed: int, sink: object, knobs: Knobs) -> None:
     t = first + minutes(rng.choice((rng.uniform(420, 1439), rng.uniform(0, 1439))))
     admitted_ed = False
     end = t
+    first_record = len(p.sink.truth)
     for j in range(n):
         last = j == n - 1
         if not last and rng.random() < P_ELECTIVE:
@@ -43,7 +45,18 @@ def generate_patient(index: int, seed: int, sink: object, knobs: Knobs) -> None:
         day = (end + timedelta(days=rng.randint(14, 600))).replace(hour=0, minute=0, second=0)
         t = day + minutes(rng.uniform(420, 1439) if rng.random() < 0.8 else rng.uniform(0, 1439))
     write_omr(p, first, end)
+    _mark_omr(p.sink.truth[first_record:], p.omr_dates)
     write_patient_row(p, end)
+
+
+def _mark_omr(records: list[dict], omr_dates: list[datetime]) -> None:
+    """Outpatient measurements are drawn once the timeline is known; note which stays had one by t0."""
+    if not omr_dates:
+        return
+    earliest = min(omr_dates).isoformat(sep=" ")
+    for rec in records:
+        if earliest <= (rec["t0"] or rec["ed_outtime"]):
+            rec["sections_at_t0"] = [s for s in SECTIONS if s in rec["sections_at_t0"] or s == "omr"]
 
 
 def _elective(p, admittime: datetime) -> datetime:

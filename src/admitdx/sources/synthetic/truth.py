@@ -24,6 +24,7 @@ Layout::
       "sections_at_t0": ["chief_complaint", "triage", "ed_vitals", "labs_ed", ...],
       "conditions": [
         {
+          "key": "pneumonia",                      # condition identity across stays ("htn", "afib", ...)
           "icd_code": "J189", "icd_version": 10,
           "ed_title": "Pneumonia, unspecified organism",   # ed.diagnosis.icd_title as written
           "long_title": "Pneumonia, unspecified organism", # hosp.d_icd_diagnoses.long_title
@@ -50,7 +51,8 @@ Evidence sections (``SECTIONS``): ``chief_complaint`` (ed.triage.chiefcomplaint)
 (ed.triage vitals), ``ed_vitals`` (ed.vitalsign), ``medrecon`` (ed.medrecon), ``omr``
 (hosp.omr), ``labs_ed`` (hosp.labevents drawn in the ED with an empty hadm_id, as most real ED
 draws are), ``labs_admission`` (hosp.labevents carrying the admission's hadm_id), ``ecg``
-(ecg.machine_measurements), ``echo`` (echo.structured_measurements), ``radiology``
+(ecg.machine_measurements), ``echo`` (echo.structured_measurement, keyed by the study in
+echo.echo_study_list), ``radiology``
 (note.radiology) and ``prior_history`` (hosp.diagnoses_icd and ed.diagnosis of earlier
 stays, and the "Past Medical History" of an earlier note.discharge).
 
@@ -64,9 +66,13 @@ the generator *intended*; an LLM auditor may disagree at the margin.
 [ED arrival, t0] (``omr`` and ``prior_history``: on or before t0), the same rule the calibration
 report uses. For non-admitted stays (``hadm_id`` null) the ED departure stands in for t0.
 
-Key formats: ``key`` (always text) is ``note_id`` for notes, ``labevent_id`` for labs, ``study_id`` for
-ECG/echo, ``hadm_id`` or ``stay_id`` for prior-history entries, ``"triage"``/``"vitalsign"``/
-``"medrecon"``/``"omr"`` plus the row's time for the rest.
+Evidence ``key`` (always text): ``labevent_id`` (hosp.labevents), ``note_id`` (note.radiology, and
+note.discharge for a prior Past Medical History), ``study_id`` (ECG and echo), ``hadm_id``
+(hosp.diagnoses_icd of an earlier admission), ``stay_id`` (ed.triage of this stay, ed.diagnosis of
+an earlier stay), ``"medrecon <charttime>"`` (ed.medrecon). Placements exist only for the sections
+that bear on a condition: vital signs appear as ``triage`` placements (direct when a vitals-confirmed
+diagnosis such as hypoxaemic respiratory failure, indirect when suggestive); ``ed_vitals`` and
+``omr`` appear only in ``sections_at_t0``.
 """
 
 from __future__ import annotations
