@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,15 @@ def test_refuses_bad_requests(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not empty"):
         generate_synthetic(tmp_path / "full", patients=3, seed=1)
     assert not (tmp_path / "full" / "hosp").exists()
+
+
+def test_bytes_do_not_depend_on_string_hashing(tmp_path: Path) -> None:
+    """Two fresh interpreters with different PYTHONHASHSEED write the same files (no set-order leaks)."""
+    code = (
+        "import sys; from admitdx.sources.synthetic import generate_synthetic; "
+        "generate_synthetic(sys.argv[1], 30, 9)"
+    )
+    for name, hash_seed in (("h1", "1"), ("h2", "2")):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / name)], check=True, env=env, timeout=300)
+    assert _digests(tmp_path / "h1") == _digests(tmp_path / "h2")
