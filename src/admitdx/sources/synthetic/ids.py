@@ -8,8 +8,7 @@ yet never collide. ``MAX_PATIENTS`` is the largest cohort whose blocks fit the r
 from __future__ import annotations
 
 _SPAN = 10_000_000
-_MULT = 7_654_321  # coprime with 10**7 (odd, not a multiple of 5): the map below is a bijection
-_OFFSET = 1_234_567
+_MULT = 6_037_259  # coprime with 10**7 (odd, not a multiple of 5): the map below is a bijection
 
 # slots per patient
 HADM_SLOTS = 8
@@ -18,29 +17,30 @@ ECG_SLOTS = 8
 MAX_PATIENTS = _SPAN // STAY_SLOTS  # 416,666
 
 
-def _scatter(slot: int) -> int:
-    return (slot * _MULT + _OFFSET) % _SPAN
+def _scatter(slot: int, offset: int) -> int:
+    """Slot → 7-digit number; a different offset per identifier kind keeps kinds from looking alike."""
+    return (slot * _MULT + offset) % _SPAN
 
 
 def subject_id(index: int) -> int:
-    return 10_000_000 + _scatter(index)
+    return 10_000_000 + _scatter(index, 2_718_281)
 
 
 def hadm_id(index: int, k: int) -> int:
-    return 20_000_000 + _scatter(index * HADM_SLOTS + k)
+    return 20_000_000 + _scatter(index * HADM_SLOTS + k, 1_414_213)
 
 
 def stay_id(index: int, k: int) -> int:
     """ED stays and hospital transfers: slot ``k`` of the patient's 24."""
-    return 30_000_000 + _scatter(index * STAY_SLOTS + k)
+    return 30_000_000 + _scatter(index * STAY_SLOTS + k, 3_141_592)
 
 
 def ecg_study_id(index: int, k: int) -> int:
-    return 40_000_000 + _scatter(index * ECG_SLOTS + k)
+    return 40_000_000 + _scatter(index * ECG_SLOTS + k, 1_732_050)
 
 
 def echo_study_id(index: int, k: int) -> int:
-    return 90_000_000 + _scatter(index * ECG_SLOTS + k)
+    return 90_000_000 + _scatter(index * ECG_SLOTS + k, 2_236_067)
 
 
 def row_id(index: int, k: int, per_patient: int = 2_000) -> int:
