@@ -18,6 +18,7 @@ Predictions directory (``admitdx predict --out``)::
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,9 +35,14 @@ EvidenceClass = Literal["supported", "partial", "unsupported"]
 Status = Literal["confirmed", "suspected"]
 
 
+@cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
 def _from_dict(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     """Keep only the dataclass's own fields, so newer files with extra keys still load."""
-    names = {f.name for f in fields(cls)}
+    names = _field_names(cls)
     return {k: v for k, v in data.items() if k in names}
 
 

@@ -64,7 +64,7 @@ def score(
     Writes OUT/results.json (all metrics; headline ones with 95 % patient-bootstrap intervals and
     paired p-values against the baseline), OUT/per_instance.jsonl and OUT/table.md.
 
-    Example: admitdx score --dataset runs/ds --predictions runs/knn runs/llm --matcher embedding --out runs/score
+    Example: admitdx score --dataset ds --predictions runs/knn runs/llm --matcher embedding --out runs/score
     """
     dirs = [*predictions, *(extra or [])]
     params = ScoreParams(

@@ -28,6 +28,7 @@ import numpy as np
 
 TOP_N = 20
 TERTILES = ("head", "body", "tail")
+MACRO_KEYS = ("macro_precision", "macro_recall", "macro_f1")
 
 
 def roll_up(code: str, chars: int = 3) -> str:
@@ -115,7 +116,8 @@ def clinibench_scores(
     vocab = sorted(lab for lab in (vocabulary or gold_freq) if gold_freq[lab] > 0)
     tp, pred, gl = label_counts(gold_labels, rankings, vocab)
     with_gold = [i for i, g in enumerate(gold_labels) if g]
-    out: dict[str, object] = {k: float(v) for k, v in macro_from_counts(tp, pred, gl).items()}
+    macro = macro_from_counts(tp, pred, gl) if vocab else {}
+    out: dict[str, object] = {k: macro[k].item() if vocab else None for k in MACRO_KEYS}
     out["map"] = (
         float(np.mean([average_precision(gold_labels[i], rankings[i]) for i in with_gold]))
         if with_gold

@@ -34,10 +34,13 @@ Protocol choices, each a parameter with the paper's value where it gives one:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
+from functools import cache
 
 from admitdx.contracts import Reference
 from admitdx.errors import InputError
+from admitdx.metrics.memo import per_labels
 from admitdx.metrics.ratios import Ratio, f1_ratio
 
 TRACKS: dict[str, frozenset[str] | None] = {
@@ -103,36 +106,67 @@ def track_columns(
     """Additive counts of one encounter on one track, keyed ``"<track>.<count>"``.
 
     ``pairs`` are (prediction index, reference index) in the system's own output order; they must
-    be one-to-one (see :func:`check_pairs`). Returns {} when the encounter is not scored on the
-    track (no label on it and ``skip_empty``).
+    be one-to-one (see :func:`check_pairs`). When the encounter is not scored on the track (no
+    label on it and ``skip_empty``) every count is 0, ``scored`` included, so rows keep one shape.
     """
-    in_track = [on_track(r, track) for r in references]
+    in_track, partial, explicit, n_explicit, n_implicit = _labels_on_track(references, track)
     n_ref = sum(in_track)
-    if n_ref == 0 and skip_empty:
-        return {}
     matched = [(p, r) for p, r in pairs if in_track[r]]
     tp = len(matched)
-    withheld = sum(1 for _, r in pairs if not in_track[r] and references[r].evidence_class == "partial")
-    cols: dict[str, float] = {
-        "scored": 1.0,
-        "n_pred": float(n_pred),
-        "n_ref": float(n_ref),
-        "tp": float(tp),
-        "ex_p": tp / n_pred if n_pred else float(n_ref == 0),
-        "ex_r": tp / n_ref if n_ref else float(n_pred == 0),
-        "ex_f1": 2 * tp / (n_pred + n_ref) if n_pred + n_ref else 1.0,
-        "jaccard": tp / (n_pred + n_ref - tp) if n_pred + n_ref else 1.0,
-        "complete": float(tp == n_pred == n_ref),
-        "withheld": float(withheld),
-    }
-    for k in sorted(set(ks) | set(truncations)):
-        cols[f"tp@{k}"] = float(sum(p < k for p, _ in matched))
-        cols[f"n_pred@{k}"] = float(min(n_pred, k))
-    for flag, name in ((True, "explicit"), (False, "implicit")):
-        idx = {j for j, r in enumerate(references) if in_track[j] and r.explicit is flag}
-        cols[f"n_ref_{name}"] = float(len(idx))
-        cols[f"tp_{name}"] = float(sum(r in idx for _, r in matched))
-    return {f"{track}.{k}": v for k, v in cols.items()}
+    withheld = sum(1 for _, r in pairs if partial[r] and not in_track[r])
+    budgets = _budgets(tuple(ks), tuple(truncations))
+    ranks = sorted([p for p, _ in matched])
+    tp_explicit = tp_implicit = 0
+    for _, r in matched:
+        tp_explicit += explicit[r] is True
+        tp_implicit += explicit[r] is False
+    values = [
+        1.0,
+        float(n_pred),
+        float(n_ref),
+        float(tp),
+        tp / n_pred if n_pred else float(n_ref == 0),
+        tp / n_ref if n_ref else float(n_pred == 0),
+        2 * tp / (n_pred + n_ref) if n_pred + n_ref else 1.0,
+        tp / (n_pred + n_ref - tp) if n_pred + n_ref else 1.0,
+        float(tp == n_pred == n_ref),
+        float(withheld),
+    ]
+    values += [float(bisect_left(ranks, k)) for k in budgets]
+    values += [float(min(n_pred, k)) for k in budgets]
+    values += [float(n_explicit), float(tp_explicit), float(n_implicit), float(tp_implicit)]
+    keys = _track_keys(track, budgets)
+    if n_ref == 0 and skip_empty:
+        return dict.fromkeys(keys, 0.0)
+    return dict(zip(keys, values, strict=True))
+
+
+@per_labels
+def _labels_on_track(
+    references: Sequence[Reference], track: str
+) -> tuple[list[bool], list[bool], list[bool | None], int, int]:
+    """Per label: on the track? partially supported? explicit? — and the explicit/implicit counts."""
+    classes = TRACKS[track]
+    in_track = [classes is None or r.evidence_class in classes for r in references]
+    explicit = [r.explicit for r in references]
+    n_explicit = sum(1 for on, e in zip(in_track, explicit, strict=True) if on and e is True)
+    n_implicit = sum(1 for on, e in zip(in_track, explicit, strict=True) if on and e is False)
+    partial = [r.evidence_class == "partial" for r in references]
+    return in_track, partial, explicit, n_explicit, n_implicit
+
+
+@cache
+def _budgets(ks: tuple[int, ...], truncations: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(set(ks) | set(truncations)))
+
+
+@cache
+def _track_keys(track: str, budgets: tuple[int, ...]) -> tuple[str, ...]:
+    """Column names of :func:`track_columns`, in the order of its values (built once per track)."""
+    names = ["scored", "n_pred", "n_ref", "tp", "ex_p", "ex_r", "ex_f1", "jaccard", "complete", "withheld"]
+    names += [f"tp@{k}" for k in budgets] + [f"n_pred@{k}" for k in budgets]
+    names += ["n_ref_explicit", "tp_explicit", "n_ref_implicit", "tp_implicit"]
+    return tuple(f"{track}.{n}" for n in names)
 
 
 def track_ratios(

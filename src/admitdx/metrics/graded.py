@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from admitdx.contracts import PredictionItem, Reference
 from admitdx.metrics.earlydx import on_track
 from admitdx.metrics.ratios import Ratio
-from admitdx.metrics.timecritical import flagged_items
-from admitdx.ontology.codesets import TIME_CRITICAL, Condition
+from admitdx.metrics.timecritical import flagged_items, recorded_conditions
+from admitdx.ontology.codesets import TIME_CRITICAL, ConditionSet
 
 SUSPECTED_WEIGHT = 0.0
 GRADED_PREFIX = "graded"
@@ -43,7 +43,7 @@ def graded_columns(
     pairs: Sequence[tuple[int, int]],
     track: str,
     *,
-    conditions: Sequence[Condition] = TIME_CRITICAL,
+    conditions: ConditionSet = TIME_CRITICAL,
     time_critical_track: str = "all",
 ) -> dict[str, float]:
     """Counts by status on ``track``, and graded time-critical flags, for one encounter."""
@@ -58,18 +58,15 @@ def graded_columns(
         f"{g}.tp_confirmed": float(len(matched - suspected)),
         f"{g}.tp_suspected": float(len(matched & suspected)),
     }
-    for cond in conditions:
-        recorded = any(on_track(r, time_critical_track) and cond.matches_reference(r) for r in references)
-        flags = flagged_items(cond, items, references, pairs)
-        firm = (recorded and bool(flags)) or any(i not in suspected for i in flags)
-        soft = not firm and bool(flags)
-        for key, v in (
-            ("tp", recorded and bool(flags)),
-            ("recorded", recorded),
-            ("firm", firm),
-            ("soft", soft),
-        ):
-            cols[f"{GRADED_TC_PREFIX}.{key}"] = cols.get(f"{GRADED_TC_PREFIX}.{key}", 0.0) + float(v)
+    recorded = recorded_conditions(references, conditions, time_critical_track)
+    t = GRADED_TC_PREFIX
+    cols.update({f"{t}.tp": 0.0, f"{t}.recorded": float(len(recorded)), f"{t}.firm": 0.0, f"{t}.soft": 0.0})
+    for name, flags in flagged_items(conditions, items, references, pairs).items():
+        hit = name in recorded
+        firm = hit or any(i not in suspected for i in flags)
+        cols[f"{t}.tp"] += hit
+        cols[f"{t}.firm"] += firm
+        cols[f"{t}.soft"] += not firm
     return cols
 
 

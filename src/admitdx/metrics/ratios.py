@@ -38,8 +38,21 @@ def f1_ratio(name: str, tp: str, n_pred: str, n_ref: str) -> Ratio:
 def column_matrix(
     rows: Sequence[Mapping[str, float]], columns: Iterable[str]
 ) -> tuple[list[str], np.ndarray]:
-    """Stack per-encounter rows into an (encounters × columns) float array; absent keys are 0."""
+    """Stack per-encounter rows into an (encounters × columns) float array; absent keys are 0.
+
+    Rows that all have the same keys in the same order (what the metric families produce) are
+    stacked in one step; anything else goes key by key.
+    """
     names = sorted(set(columns))
+    keys = tuple(rows[0]) if rows else ()
+    if rows and all(tuple(r) == keys for r in rows):
+        full = np.array([list(r.values()) for r in rows], dtype=np.float64)
+        position = {k: j for j, k in enumerate(keys)}
+        out = np.zeros((len(rows), len(names)), dtype=np.float64)
+        for j, c in enumerate(names):
+            if c in position:
+                out[:, j] = full[:, position[c]]
+        return names, out
     index = {c: j for j, c in enumerate(names)}
     out = np.zeros((len(rows), len(names)), dtype=np.float64)
     for i, row in enumerate(rows):

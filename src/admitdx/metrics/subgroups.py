@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from admitdx.metrics.ratios import Ratio, point_estimates
+import numpy as np
+
+from admitdx.metrics.ratios import Ratio, evaluate
 
 AGE_EDGES: tuple[int, ...] = (18, 45, 65, 80)
 MIN_GROUP_SIZE = 40
@@ -93,7 +95,8 @@ def subgroup_labels(meta: Mapping[str, Any], age_edges: Sequence[int] = AGE_EDGE
 
 
 def subgroup_scores(
-    rows: Sequence[Mapping[str, float]],
+    names: Sequence[str],
+    matrix: np.ndarray,
     labels: Sequence[Mapping[str, str]],
     ratio: Ratio,
     *,
@@ -102,23 +105,24 @@ def subgroup_scores(
 ) -> dict[str, dict[str, dict[str, float | int | None]]]:
     """``{axis: {group: {"n": scored encounters, "value": ratio or None}}}``.
 
-    ``count_column`` marks a scored encounter (for a track, ``"<track>.scored"``); groups smaller
-    than ``min_group_size`` keep their ``n`` and get ``value`` None.
+    ``names``/``matrix`` are the encounters' count columns (see :func:`ratios.column_matrix`), in
+    the order of ``labels``. ``count_column`` marks a scored encounter (for a track,
+    ``"<track>.scored"``); groups smaller than ``min_group_size`` keep their ``n`` and get ``value``
+    None.
     """
+    scored = matrix[:, list(names).index(count_column)] > 0
     out: dict[str, dict[str, dict[str, float | int | None]]] = {}
-    axes = sorted({axis for lab in labels for axis in lab})
-    for axis in axes:
-        groups: dict[str, list[Mapping[str, float]]] = {}
-        for row, lab in zip(rows, labels, strict=True):
-            if row.get(count_column):
-                groups.setdefault(lab[axis], []).append(row)
-        out[axis] = {
-            g: {
-                "n": len(members),
-                "value": point_estimates([ratio], members)[ratio.name]
-                if len(members) >= min_group_size
-                else None,
-            }
-            for g, members in sorted(groups.items())
-        }
+    for axis in sorted({axis for lab in labels for axis in lab}):
+        groups = np.array([lab.get(axis, UNKNOWN) for lab in labels], dtype=object)
+        cells: dict[str, dict[str, float | int | None]] = {}
+        for g in sorted(set(groups[scored].tolist())):
+            members = scored & (groups == g)
+            n = int(members.sum())
+            value = (
+                evaluate([ratio], names, matrix[members].sum(axis=0))[ratio.name]
+                if n >= min_group_size
+                else None
+            )
+            cells[g] = {"n": n, "value": None if value is None or np.isnan(value) else float(value)}
+        out[axis] = cells
     return out

@@ -21,27 +21,38 @@ from collections.abc import Mapping, Sequence
 
 from admitdx.contracts import PredictionItem, Reference
 from admitdx.metrics.earlydx import on_track
+from admitdx.metrics.memo import per_labels
 from admitdx.metrics.ratios import Ratio, f1_ratio
-from admitdx.ontology.codesets import ABLATION_CONDITIONS, TIME_CRITICAL, Condition
+from admitdx.ontology.codesets import ABLATION_CONDITIONS, TIME_CRITICAL, ConditionSet
 
 TIME_CRITICAL_PREFIX = "tc"
 PER_CONDITION_PREFIX = "cond"
 
 
 def flagged_items(
-    condition: Condition,
+    conditions: ConditionSet,
     items: Sequence[PredictionItem],
     references: Sequence[Reference],
     pairs: Sequence[tuple[int, int]],
-) -> list[int]:
-    """Indices of predictions that name ``condition``: by their text, or by their matched label."""
-    paired = {p: r for p, r in pairs}
-    return [
-        i
-        for i, item in enumerate(items)
-        if condition.matches_text(item.text)
-        or (i in paired and condition.matches_reference(references[paired[i]]))
-    ]
+) -> dict[str, list[int]]:
+    """Per condition, the indices of predictions that name it: by their text, or by their matched label."""
+    paired = dict(pairs)
+    out: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        names = conditions.named_in(item.text)
+        if i in paired:
+            names = names | conditions.of_reference(references[paired[i]])
+        for name in names:
+            out.setdefault(name, []).append(i)
+    return out
+
+
+@per_labels
+def recorded_conditions(
+    references: Sequence[Reference], conditions: ConditionSet, track: str
+) -> frozenset[str]:
+    """Names of the conditions among the encounter's labels on ``track``."""
+    return frozenset(name for r in references if on_track(r, track) for name in conditions.of_reference(r))
 
 
 def condition_columns(
@@ -49,29 +60,36 @@ def condition_columns(
     references: Sequence[Reference],
     pairs: Sequence[tuple[int, int]],
     *,
-    conditions: Sequence[Condition] = TIME_CRITICAL,
+    conditions: ConditionSet = TIME_CRITICAL,
     track: str = "all",
     prefix: str = TIME_CRITICAL_PREFIX,
 ) -> dict[str, float]:
     """Per-condition ``recorded`` / ``flagged`` / ``tp`` indicators of one encounter, plus pooled sums."""
-    cols: dict[str, float] = {f"{prefix}.n": 1.0}
-    any_flag = any_recorded = False
-    for cond in conditions:
-        recorded = any(on_track(r, track) and cond.matches_reference(r) for r in references)
-        flagged = bool(flagged_items(cond, items, references, pairs))
-        values = {"recorded": float(recorded), "flagged": float(flagged), "tp": float(recorded and flagged)}
-        for key, v in values.items():
-            cols[f"{prefix}.{cond.name}.{key}"] = v
-            cols[f"{prefix}.{key}"] = cols.get(f"{prefix}.{key}", 0.0) + v
-        any_flag |= flagged
-        any_recorded |= recorded
-    cols[f"{prefix}.any_flag"] = float(any_flag)
-    cols[f"{prefix}.any_recorded"] = float(any_recorded)
-    return cols
+    recorded = recorded_conditions(references, conditions, track)
+    flagged = flagged_items(conditions, items, references, pairs)
+    values = [1.0, float(bool(flagged)), float(bool(recorded))]
+    for hits in (recorded, flagged, recorded & flagged.keys()):
+        values.append(float(len(hits)))
+        values += [float(name in hits) for name in conditions.names]
+    return dict(zip(_condition_keys(prefix, conditions), values, strict=True))
+
+
+_KEYS: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
+def _condition_keys(prefix: str, conditions: ConditionSet) -> tuple[str, ...]:
+    """Column names of :func:`condition_columns`, in the order of its values (built once per set)."""
+    key = (prefix, id(conditions))
+    if key not in _KEYS:
+        names = [f"{prefix}.n", f"{prefix}.any_flag", f"{prefix}.any_recorded"]
+        for kind in ("recorded", "flagged", "tp"):
+            names += [f"{prefix}.{kind}", *(f"{prefix}.{c.name}.{kind}" for c in conditions)]
+        _KEYS[key] = tuple(names)
+    return _KEYS[key]
 
 
 def condition_ratios(
-    conditions: Sequence[Condition] = TIME_CRITICAL, prefix: str = TIME_CRITICAL_PREFIX
+    conditions: ConditionSet = TIME_CRITICAL, prefix: str = TIME_CRITICAL_PREFIX
 ) -> list[Ratio]:
     """Recall, precision, F1: pooled (``<prefix>.recall``) and per condition (``<prefix>.<name>.recall``)."""
     ratios = [

@@ -39,6 +39,7 @@ Sources and rationale (ICD-10-CM 2024 tabular list; ICD-9-CM 2014 tabular list):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from admitdx.contracts import Reference
@@ -78,6 +79,44 @@ class Condition:
         return self.matches_text(ref.text)
 
 
+class ConditionSet(Sequence[Condition]):
+    """An ordered set of conditions that remembers which conditions each text and label names.
+
+    Scoring asks the same question of the same texts many times (every system predicts "Sepsis"),
+    so answers are cached per text and per (code, code system).
+    """
+
+    def __init__(self, conditions: Iterable[Condition]) -> None:
+        self.conditions = tuple(conditions)
+        self.names = tuple(c.name for c in self.conditions)
+        self._texts: dict[str, frozenset[str]] = {}
+        self._refs: dict[tuple[str | None, str | None, str], frozenset[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self.conditions)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        return self.conditions[i]
+
+    def __iter__(self) -> Iterator[Condition]:
+        return iter(self.conditions)
+
+    def named_in(self, text: str) -> frozenset[str]:
+        """Names of the conditions a free-text diagnosis names."""
+        hit = self._texts.get(text)
+        if hit is None:
+            hit = self._texts[text] = frozenset(c.name for c in self.conditions if c.matches_text(text))
+        return hit
+
+    def of_reference(self, ref: Reference) -> frozenset[str]:
+        """Names of the conditions a reference label belongs to."""
+        key = (ref.code, ref.code_system, "" if ref.code else ref.text)
+        hit = self._refs.get(key)
+        if hit is None:
+            hit = self._refs[key] = frozenset(c.name for c in self.conditions if c.matches_reference(ref))
+        return hit
+
+
 def guess_code_system(code: str) -> str:
     """ICD-10-CM codes start with a letter; ICD-9-CM codes with a digit (or E/V, never used here)."""
     return "ICD-10-CM" if code[:1].isalpha() and code[:1] not in "EV" else "ICD-9-CM"
@@ -87,7 +126,7 @@ def _ulcer_bleeds(prefixes: tuple[str, ...], subs: str) -> tuple[str, ...]:
     return tuple(p + s for p in prefixes for s in subs)
 
 
-TIME_CRITICAL: tuple[Condition, ...] = (
+TIME_CRITICAL = ConditionSet((
     Condition(
         "myocardial infarction",
         ("410",),
@@ -165,10 +204,10 @@ TIME_CRITICAL: tuple[Condition, ...] = (
         r"|h(a)?ematemesis|mel(a)?ena|h(a)?ematochezia|mallory[- ]weiss|\b[ul]?gib\b"
         r"|(gastric|duodenal|peptic) ulcer with (h(a)?emorrhage|bleeding)",
     ),
-)
+))
 
-ABLATION_CONDITIONS: tuple[Condition, ...] = (
-    *TIME_CRITICAL,
+ABLATION_CONDITIONS = ConditionSet((
+    *TIME_CRITICAL.conditions,
     Condition(
         "pneumonia",
         ("480", "481", "482", "483", "484", "485", "486"),
@@ -197,4 +236,4 @@ ABLATION_CONDITIONS: tuple[Condition, ...] = (
         "heart failure", ("428",), ("I50",), r"heart failure|\bchf\b|\bhfref\b|\bhfpef\b|cardiac failure"
     ),
     Condition("urinary tract infection", ("5990",), ("N390",), r"urinary tract infection|\buti\b"),
-)
+))

@@ -17,16 +17,21 @@ CAVEAT = "This system shows that the pipeline runs end to end; its scores say no
 COVERAGE_FILE = "coverage.csv"
 
 
-def system_description(name: str, predictions_dir: Path) -> str | None:
-    """The registry's description of ``name``, else one recorded in the predictions' manifest."""
-    from admitdx.systems import registered
-
-    spec = registered().get(name)
-    if spec is not None:
-        return spec.description
+def system_description(predictions_dir: Path) -> str | None:
+    """How the system describes itself: a description in the predictions' manifest, else the
+    registry's description of the system kind the manifest names (None without a manifest)."""
     manifest = read_manifest(predictions_dir) or {}
     system = (manifest.get("inputs") or {}).get("system") or {}
-    return system.get("description") if isinstance(system, dict) else None
+    if not isinstance(system, dict):
+        return None
+    if system.get("description"):
+        return str(system["description"])
+    if not system.get("kind"):
+        return None
+    from admitdx.systems import registered  # imports every system's dependencies: only when needed
+
+    spec = registered().get(system["kind"])
+    return spec.description if spec else None
 
 
 def caveat_for(description: str | None) -> str | None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from admitdx.contracts import Instance, Match, Prediction, PredictionItem
+from admitdx.contracts import Instance, Match, Prediction, PredictionItem, Reference
 from admitdx.metrics import clinibench, earlydx, graded, timecritical
+from admitdx.metrics.memo import per_labels
 from admitdx.metrics.ratios import Ratio
 
 CB = "cb"
@@ -49,6 +51,13 @@ def prediction_codes(
     return out
 
 
+@per_labels
+def gold_labels(references: Sequence[Reference]) -> list[str]:
+    """The encounter's 3-character gold codes, main diagnosis (lowest ``seq_num``) first."""
+    ordered = sorted(references, key=lambda r: (r.seq_num is None, r.seq_num or 0))
+    return clinibench.ranked_labels([r.code for r in ordered], 10**9)
+
+
 def encounter_columns(
     inst: Instance, prediction: Prediction | None, match: Match | None, settings: EncounterSettings
 ) -> tuple[dict[str, float], dict[str, Any]]:
@@ -77,14 +86,11 @@ def encounter_columns(
         )
     )
     codes = prediction_codes(items, inst, match)
-    gold = clinibench.ranked_labels(
-        [r.code for r in sorted(inst.references, key=lambda r: (r.seq_num is None, r.seq_num or 0))], 10**9
-    )
+    gold = gold_labels(inst.references)
     ranking = clinibench.ranked_labels(codes, settings.top_n)
-    if gold:
-        row[f"{CB}.has_gold"] = 1.0
-        row[f"{CB}.ap"] = clinibench.average_precision(gold, ranking)
-        row[f"{CB}.md_hit"] = float(gold[0] in ranking)
+    row[f"{CB}.has_gold"] = float(bool(gold))
+    row[f"{CB}.ap"] = clinibench.average_precision(gold, ranking)
+    row[f"{CB}.md_hit"] = float(bool(gold) and gold[0] in ranking)
     record = {
         "instance_id": inst.id,
         "subject_id": inst.subject_id,
@@ -94,15 +100,24 @@ def encounter_columns(
         "missing_prediction": prediction is None,
         "parse_error": bool(prediction and prediction.parse_error),
         "unmapped_codes": sum(c is None for c in codes),
-        **{f"{t}.{k}": row.get(f"{t}.{k}") for t in settings.tracks for k in ("tp", "n_ref", "ex_f1")},
-        "time_critical_recorded": [
-            c.name for c in timecritical.TIME_CRITICAL if row.get(f"tc.{c.name}.recorded")
-        ],
-        "time_critical_flagged": [
-            c.name for c in timecritical.TIME_CRITICAL if row.get(f"tc.{c.name}.flagged")
-        ],
+        **{key: row[key] for key in _record_keys(settings.tracks)},
+        "time_critical_recorded": [name for name, key in _TC_KEYS["recorded"] if row[key]],
+        "time_critical_flagged": [name for name, key in _TC_KEYS["flagged"] if row[key]],
     }
     return row, {"gold_codes": gold, "ranking": ranking, "record": record}
+
+
+_TC_KEYS = {
+    kind: [
+        (c.name, f"{timecritical.TIME_CRITICAL_PREFIX}.{c.name}.{kind}") for c in timecritical.TIME_CRITICAL
+    ]
+    for kind in ("recorded", "flagged")
+}
+
+
+@cache
+def _record_keys(tracks: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{t}.{k}" for t in tracks for k in ("tp", "n_ref", "ex_f1"))
 
 
 def all_ratios(settings: EncounterSettings, suspected_weight: float) -> list[Ratio]:

@@ -34,6 +34,7 @@ plt.rcParams.update(
         "grid.linewidth": 0.8,
         "axes.axisbelow": True,
         "svg.fonttype": "none",
+        "svg.hashsalt": "admitdx",
         "legend.frameon": False,
     }
 )
@@ -48,7 +49,9 @@ def _svg(fig: plt.Figure) -> str:
     fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg") :]
+    text = text[text.index("<svg") :]
+    start, end = text.find("<metadata>"), text.find("</metadata>")
+    return text[:start] + text[end + len("</metadata>") :] if start >= 0 else text
 
 
 def _metric(system: dict[str, Any], name: str) -> tuple[float, float, float]:

@@ -189,7 +189,7 @@ def score_run(
         )
         cis = bootstrap.intervals(replicates[system.name], params.confidence)
         f1_ratio = next(r for r in ratios if r.name == f"{primary}.micro_f1")
-        description = system_description(system.name, system.directory)
+        description = system_description(system.directory)
         preds = system.predictions
         results.append(
             {
@@ -213,7 +213,8 @@ def score_run(
                     k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()
                 },
                 "subgroups": subgroups.subgroup_scores(
-                    rows,
+                    names,
+                    matrix,
                     labels,
                     f1_ratio,
                     count_column=f"{primary}.scored",

@@ -1,0 +1,132 @@
+"""Time ``admitdx score`` on 10k encounters × 5 systems with cached matches (target: under 10 s).
+
+Usage:
+    python bench/bench_scoring.py                       # 10,000 encounters, 5 systems, 1000 replicates
+    python bench/bench_scoring.py --instances 2000 --systems 3 --bootstrap 200
+
+Writes a synthetic audited dataset (ICD-10 labels with evidence classes, explicitness and patient
+metadata; ~1.3 encounters per patient) and, per system, predictions and exact-match pairs, into a
+temporary directory; generation is not timed. Then times one full scoring run — loading, every
+metric family, the patient bootstrap on the headline metrics, results.json / per_instance.jsonl /
+table.md — and, separately, ``admitdx report``. Prints seconds per step and encounters per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from admitdx.contracts import Instance, Match, Prediction, PredictionItem, Reference
+from admitdx.jsonl import write_jsonl
+from admitdx.report.html import write_report
+from admitdx.report.scoring import ScoreParams, score_run
+
+TARGET_S = 10.0
+CODES = [
+    (f"{letter}{n:02d}{d}", f"condition {letter}{n:02d}{d}")
+    for letter in "ACEIJKN"
+    for n in range(30)
+    for d in "019"
+]
+CODES += [("I214", "NSTEMI"), ("A419", "Sepsis"), ("I269", "Pulmonary embolism"), ("K922", "GI bleed")]
+FREE_TEXT = ["Sepsis", "Chest pain", "Pneumonia", "Acute kidney injury", "NSTEMI", "Syncope", "Fall", "UTI"]
+
+
+def make_instances(n: int, rng: random.Random) -> list[Instance]:
+    out = []
+    for i in range(n):
+        refs = [
+            Reference(
+                text=t,
+                code=c,
+                code_system="ICD-10-CM",
+                seq_num=k + 1,
+                evidence_class=rng.choice(["supported", "partial", "unsupported"]),
+                explicit=rng.random() < 0.43,
+            )
+            for k, (c, t) in enumerate(rng.sample(CODES, rng.randint(1, 4)))
+        ]
+        meta = {
+            "age": rng.randint(18, 95),
+            "sex": rng.choice("MF"),
+            "race": rng.choice(["WHITE", "BLACK", "ASIAN"]),
+            "insurance": rng.choice(["Medicare", "Medicaid", "Other"]),
+            "language": "ENGLISH",
+            "acuity": rng.randint(1, 5),
+            "arrival_transport": rng.choice(["AMBULANCE", "WALK IN"]),
+        }
+        out.append(
+            Instance(
+                id=f"e{i}",
+                subject_id=int(i / 1.3),
+                task="earlydx",
+                split="test",
+                sections={"triage": "x", "labs": "x" if rng.random() < 0.16 else None},
+                text="x",
+                references=refs,
+                meta=meta,
+            )
+        )
+    return out
+
+
+def write_system(root: Path, name: str, instances: list[Instance], rng: random.Random) -> Path:
+    preds, matches = [], []
+    for inst in instances:
+        hits = [j for j in range(len(inst.references)) if rng.random() < 0.5]
+        texts = [(inst.references[j].text, j) for j in hits]
+        texts += [(rng.choice(FREE_TEXT), None) for _ in range(rng.randint(0, 4))]
+        rng.shuffle(texts)
+        items = [PredictionItem(text=t, status="suspected" if rng.random() < 0.1 else None) for t, _ in texts]
+        preds.append(Prediction(instance_id=inst.id, system=name, items=items).to_dict())
+        pairs = [(k, j) for k, (_, j) in enumerate(texts) if j is not None]
+        matches.append(Match(instance_id=inst.id, system=name, matcher="exact", pairs=pairs).to_dict())
+    write_jsonl(root / name / "predictions.jsonl", preds)
+    write_jsonl(root / name / "matches" / "exact.jsonl", matches)
+    return root / name
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--instances", type=int, default=10_000)
+    ap.add_argument("--systems", type=int, default=5)
+    ap.add_argument("--bootstrap", type=int, default=1000)
+    args = ap.parse_args()
+    rng = random.Random(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        t = time.perf_counter()
+        instances = make_instances(args.instances, rng)
+        write_jsonl(root / "ds" / "instances.jsonl", (i.to_dict() for i in instances))
+        dirs = [write_system(root, f"system{k}", instances, rng) for k in range(args.systems)]
+        took = time.perf_counter() - t
+        print(f"generated {args.instances} encounters × {args.systems} systems in {took:.1f} s (not timed)")
+        t, cpu = time.perf_counter(), time.process_time()
+        params = ScoreParams(matcher="exact", n_bootstrap=args.bootstrap)
+        results = score_run(root / "ds", dirs, root / "run", params)
+        score_s, score_cpu = time.perf_counter() - t, time.process_time() - cpu
+        t = time.perf_counter()
+        write_report(root / "run")
+        report_s = time.perf_counter() - t
+    n = args.instances * args.systems
+    verdict = "met" if score_s < TARGET_S else "NOT met"
+    print(
+        f"score:  {score_s:.2f} s wall, {score_cpu:.2f} s CPU (all threads) for {n} scored encounters "
+        f"({n / score_s:,.0f}/s); {len(results['headline_metrics'])} headline metrics × {args.bootstrap} "
+        f"patient-bootstrap replicates — target < {TARGET_S:.0f} s wall: {verdict}"
+    )
+    print(
+        f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(wall time above CPU time means other processes shared the cores)"
+    )
+    print(f"report: {report_s:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Graded predictions (suspected items) by hand: standard, confirmed-only and graded views."""
+
+from __future__ import annotations
+
+import pytest
+
+from admitdx.contracts import PredictionItem, Reference
+from admitdx.metrics.graded import graded_columns, graded_ratios
+from admitdx.metrics.ratios import point_estimates
+
+REFS = [
+    Reference(text=t, code=c, code_system="ICD-10-CM", evidence_class="supported")
+    for t, c in (("NSTEMI", "I214"), ("Pneumonia", "J189"), ("Hip fracture", "S72001A"))
+]
+ITEMS = [
+    PredictionItem("NSTEMI", status="confirmed"),  # matched
+    PredictionItem("Pneumonia", status="suspected"),  # matched: a raised alert
+    PredictionItem("Sepsis", status="suspected"),  # unmatched suspected
+    PredictionItem("Gout"),  # unmatched, no status = confirmed
+]
+PAIRS = [(0, 0), (1, 1)]
+
+
+def values(weight: float) -> dict:
+    return point_estimates(graded_ratios(weight), [graded_columns(ITEMS, REFS, PAIRS, "supported")])
+
+
+def test_three_views_by_hand() -> None:
+    v = values(0.0)
+    assert (v["graded.standard.precision"], v["graded.standard.recall"]) == pytest.approx((2 / 4, 2 / 3))
+    assert (v["graded.confirmed.precision"], v["graded.confirmed.recall"]) == pytest.approx((1 / 2, 1 / 3))
+    # unmatched suspected "Sepsis" withheld: 2 / (2 confirmed + 1 matched suspected)
+    assert (v["graded.graded.precision"], v["graded.graded.recall"]) == pytest.approx((2 / 3, 2 / 3))
+    assert v["graded.graded.f1"] == pytest.approx(2 * 2 / (3 + 3))
+    assert v["graded.suspected_share_of_recall"] == pytest.approx(1 / 3)
+
+
+def test_weight_interpolates_to_the_standard_view() -> None:
+    assert values(0.5)["graded.graded.precision"] == pytest.approx(2 / 3.5)
+    one = values(1.0)
+    assert one["graded.graded.precision"] == pytest.approx(one["graded.standard.precision"])
+
+
+def test_time_critical_false_alarm_only_suspected_is_weighted() -> None:
+    v0, v1 = values(0.0), values(1.0)
+    # MI is recorded and named (hit); sepsis is named only as suspected and not recorded
+    assert v0["tc_graded.recall"] == 1.0
+    assert v0["tc_graded.precision"] == 1.0
+    assert v1["tc_graded.precision"] == pytest.approx(0.5)
