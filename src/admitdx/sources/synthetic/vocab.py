@@ -67,6 +67,12 @@ LABS: dict[str, LabItem] = {
     "ethanol": LabItem(50922, "Ethanol", "Blood", "Chemistry", "mg/dL", None, (0.0, 0.0), 0),
 }
 
+# Sex-specific (reference range, healthy range) where MIMIC's ranges differ for women.
+FEMALE_RANGES: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
+    "hgb": ((11.2, 15.7), (11.8, 14.8)),
+    "hct": ((34.0, 45.0), (35.0, 43.0)),
+}
+
 # Urine dipstick items are text results in MIMIC ('NEG.', 'LG.'); they carry no valuenum or range.
 TEXT_LABS = {
     "ua_leuk": (51486, "Leukocytes", "Urine", "Hematology", "NEG.", ("SM.", "MOD.", "LG.")),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from admitdx.sources.synthetic import ids
 from admitdx.sources.synthetic.notes import EXAMS, radiology_text
-from admitdx.sources.synthetic.vocab import LABS, TEXT_LABS
+from admitdx.sources.synthetic.vocab import FEMALE_RANGES, LABS, TEXT_LABS
 
 if TYPE_CHECKING:
     from admitdx.sources.synthetic.condition import Condition
@@ -48,10 +48,16 @@ class LabPanel:
             self.base.update(BASELINE_SHIFTS.get(c.key, {}))
         self.pre, self.post = pre, post
 
+    def ranges(self, key: str) -> tuple[tuple[float, float] | None, tuple[float, float]]:
+        """(reference range, healthy range) for this patient's sex."""
+        if self.p.gender == "F" and key in FEMALE_RANGES:
+            return FEMALE_RANGES[key]
+        return LABS[key].ref, LABS[key].normal
+
     def value(self, key: str, after_t0: bool) -> tuple[float, bool]:
         """(value, abnormal-by-design)."""
         override = (self.post if after_t0 else self.pre).get(key)
-        lo, hi = override or self.base.get(key) or LABS[key].normal
+        lo, hi = override or self.base.get(key) or self.ranges(key)[1]
         return self.p.rng.uniform(lo, hi), override is not None
 
 
@@ -99,8 +105,9 @@ def draw_labs(
             item = LABS[key]
             v, by_design = panel.value(key, after)
             text = _number(v, item.decimals)
-            lo, hi = item.ref or (None, None)
-            abnormal = item.ref is not None and not (lo <= float(text) <= hi)
+            ref = panel.ranges(key)[0]
+            lo, hi = ref or (None, None)
+            abnormal = ref is not None and not (lo <= float(text) <= hi)
             comment = "cTropnT > 0.10 ng/mL suggests Acute MI." if key == "trop" and v > 0.1 else None
             row = (
                 labevent_id,
