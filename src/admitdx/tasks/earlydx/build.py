@@ -13,7 +13,6 @@ import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from admitdx.tasks.earlydx.output import COVERAGE_FILE, PARQUET_FILE, InstanceWr
 from admitdx.tasks.earlydx.params import HISTORY, EarlyDxParams
 from admitdx.tasks.earlydx.references import build_references, labels_sql, register_verdicts
 from admitdx.tasks.earlydx.sections import ACUTE, HISTORY_PARTS
-from admitdx.tasks.earlydx.sections.labs import window_condition
+from admitdx.tasks.earlydx.sections.lab_rows import lab_coverage, prepare_lab_rows
 from admitdx.tasks.earlydx.serialize import serialize, serialize_history
 from admitdx.tasks.earlydx.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
 
@@ -77,13 +76,14 @@ def build_earlydx(
             with src.translate_errors():
                 counts = create_cohort(src, params)
                 counts.update(register_verdicts(src))
+                prepare_lab_rows(src, params)
                 tables = _materialize(src, params, report)
-                lab_coverage = _lab_coverage(src, params, counts["cohort_stays"])
+                lab_coverage_by_scope = lab_coverage(src, counts["cohort_stays"])
                 splitter = Splitter(params.test_fraction, params.seed, fixed_split)
                 outputs = _write(src, params, tables, out_dir, counts, splitter, report)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
-    outputs["lab_coverage_by_scope"] = lab_coverage
+    outputs["lab_coverage_by_scope"] = lab_coverage_by_scope
     write_manifest(out_dir, stage=STAGE, inputs=inputs, outputs=outputs)
     return outputs
 
@@ -129,19 +129,6 @@ def _materialize(src: MimicSource, p: EarlyDxParams, report: Progress) -> dict[s
         src.con.execute(f"CREATE OR REPLACE TEMP TABLE sec_{name} AS {sql}")
     report("sections", len(queries), len(queries))
     return tables
-
-
-def _lab_coverage(src: MimicSource, p: EarlyDxParams, cohort: int) -> dict[str, Any]:
-    """Cohort stays with at least one in-window lab result under each lab scope (the trap)."""
-    if not src.has("hosp.labevents"):
-        return {scope: {"stays": 0, "fraction": 0.0} for scope in ("ed-stay", "admission")}
-    out: dict[str, Any] = {}
-    for scope in ("ed-stay", "admission"):
-        join = window_condition(p, scope)
-        sql = f"SELECT count(DISTINCT c.stay_id) FROM cohort c JOIN hosp.labevents l ON {join}"
-        (n,) = src.con.execute(sql).fetchone()  # type: ignore[misc]
-        out[scope] = {"stays": n, "fraction": round(n / cohort, 4) if cohort else 0.0}
-    return out
 
 
 def _final_sql(tables: dict[str, str | None]) -> str:
@@ -234,7 +221,7 @@ def _encounter(
         "split": splitter(row["subject_id"]),
         "sections": sections,
         "text": text,
-        "references": [asdict(r) for r in refs],
+        "references": [dict(vars(r)) for r in refs],
         "meta": {
             "age": row["age"],
             "sex": row["sex"],

@@ -11,25 +11,23 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.earlydx.params import EarlyDxParams
 from admitdx.tasks.earlydx.sections.base import Section, num, require
+from admitdx.tasks.earlydx.sections.lab_rows import BASELINE_ITEMS
+from admitdx.tasks.earlydx.sections.lab_rows import TABLE as LAB_ROWS
 
-ITEMS = {"creatinine": 50912, "hemoglobin": 51222}
+ITEMS = BASELINE_ITEMS
 
 
 def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
     if not require(src, "hosp.labevents"):
         return None
-    before = "c.t0" if p.baseline_labs_before == "t0" else "c.ed_intime"
     cols = ", ".join(
         f"{name} := any_value(valuenum) FILTER (WHERE itemid = {item})" for name, item in ITEMS.items()
     )
     return f"""
         WITH b AS (
-            SELECT c.stay_id, l.itemid, TRY_CAST(l.valuenum AS DOUBLE) AS valuenum
-            FROM cohort c JOIN hosp.labevents l ON l.subject_id = c.subject_id
-            WHERE l.itemid IN ({", ".join(str(i) for i in ITEMS.values())})
-              AND CAST(l.charttime AS TIMESTAMP) < {before} AND l.valuenum IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, l.itemid
-                                       ORDER BY l.charttime DESC, l.labevent_id DESC) = 1
+            SELECT stay_id, itemid, valuenum FROM {LAB_ROWS} WHERE baseline
+            QUALIFY row_number() OVER (PARTITION BY stay_id, itemid
+                                       ORDER BY charttime DESC, labevent_id DESC) = 1
         )
         SELECT stay_id, struct_pack({cols}) AS v FROM b GROUP BY stay_id
     """

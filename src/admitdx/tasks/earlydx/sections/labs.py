@@ -11,7 +11,8 @@ Which results count (``lab_scope``):
     linked to the admission. That is why the paper reports lab coverage of only 16 %.
 
 Under storetime semantics (appendix D) the upper bound applies to ``storetime`` (when the result
-became readable); the lower bound stays on ``charttime`` (drawn during this visit).
+became readable); the lower bound stays on ``charttime`` (drawn during this visit). The rows come
+from the single labevents pass of :mod:`.lab_rows`.
 
 Rendering (the authors' builder, plus units): one result per test — the first drawn in the
 window that has a value — abnormal results (MIMIC ``flag``) first, each ``label value unit`` with
@@ -27,15 +28,9 @@ from typing import Any
 
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.earlydx.params import EarlyDxParams
-from admitdx.tasks.earlydx.sections.base import Section, event_time, num, require
-
-
-def window_condition(p: EarlyDxParams, scope: str) -> str:
-    """SQL condition joining ``cohort c`` to ``hosp.labevents l`` under a lab scope."""
-    upper = f"{event_time(p, 'l')} <= c.cutoff"
-    if scope == "admission":
-        return f"TRY_CAST(l.hadm_id AS BIGINT) = c.hadm_id AND {upper}"
-    return f"l.subject_id = c.subject_id AND CAST(l.charttime AS TIMESTAMP) >= c.ed_intime AND {upper}"
+from admitdx.tasks.earlydx.sections.base import Section, num, require
+from admitdx.tasks.earlydx.sections.lab_rows import SCOPE_COLUMN
+from admitdx.tasks.earlydx.sections.lab_rows import TABLE as LAB_ROWS
 
 
 def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
@@ -49,16 +44,8 @@ def _sql(p: EarlyDxParams, src: MimicSource) -> str | None:
     join_items = "LEFT JOIN hosp.d_labitems d ON d.itemid = f.itemid" if src.has("hosp.d_labitems") else ""
     return f"""
         WITH w AS (
-            SELECT c.stay_id, l.itemid, CAST(l.charttime AS TIMESTAMP) AS charttime, l.labevent_id,
-                   nullif(trim(CAST(l.value AS VARCHAR)), '') AS value,
-                   TRY_CAST(l.valuenum AS DOUBLE) AS valuenum,
-                   nullif(trim(CAST(l.valueuom AS VARCHAR)), '') AS unit,
-                   TRY_CAST(l.ref_range_lower AS DOUBLE) AS lo, TRY_CAST(l.ref_range_upper AS DOUBLE) AS hi,
-                   nullif(trim(CAST(l.flag AS VARCHAR)), '') IS NOT NULL AS abnormal
-            FROM cohort c JOIN hosp.labevents l ON {window_condition(p, p.lab_scope)}
-            WHERE nullif(trim(CAST(l.value AS VARCHAR)), '') IS NOT NULL OR l.valuenum IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, l.itemid
-                                       ORDER BY l.charttime, l.labevent_id) = 1
+            SELECT * FROM {LAB_ROWS} WHERE {SCOPE_COLUMN[p.lab_scope]}
+            QUALIFY row_number() OVER (PARTITION BY stay_id, itemid ORDER BY charttime, labevent_id) = 1
         )
         SELECT f.stay_id,
                list(struct_pack(label := {label}, value, valuenum, unit, lo, hi, abnormal)
