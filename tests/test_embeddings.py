@@ -54,3 +54,15 @@ def test_a_local_model_directory_is_accepted_and_a_hub_name_refused(tmp_path: Pa
 
 def test_empty_input_gives_an_empty_matrix(tmp_path: Path) -> None:
     assert Embedder(cache_dir=tmp_path).encode([]).shape == (0, 384)
+
+
+def test_bfloat16_and_float32_vectors_agree_but_are_cached_apart(tmp_path: Path) -> None:
+    texts = ["chest pain radiating to the left arm", "fall from standing with hip pain"]
+    full = Embedder(cache_dir=tmp_path, precision="float32")
+    half = Embedder(cache_dir=tmp_path, precision="bfloat16")
+    assert full.model_id != half.model_id
+    cosine = (full.encode(texts) * half.encode(texts)).sum(axis=1)
+    assert cosine.min() > 0.999
+    np.testing.assert_allclose(np.linalg.norm(half.encode(texts), axis=1), 1.0, atol=1e-5)
+    with pytest.raises(UsageError, match="precision"):
+        Embedder(precision="int4")

