@@ -121,3 +121,18 @@ def test_label_filter_agrees_with_the_generators_intent(truth: list[dict[str, An
     for c in conditions:
         if c["role"] in ("external_cause", "status", "generic"):
             assert label_verdict(c["icd_code"], c["icd_version"], c["ed_title"]) is not None, c["ed_title"]
+
+
+def test_explicit_tags_match_where_the_generator_named_the_diagnosis(
+    synthetic_dataset: Path, truth: list[dict[str, Any]]
+) -> None:
+    by_stay = {r["stay_id"]: {c["icd_code"]: c for c in r["conditions"]} for r in truth}
+    pairs = []
+    for inst in load_instances(synthetic_dataset):
+        for ref in inst.references:
+            cond = by_stay[inst.stay_id][ref.code]
+            named = any(e["named"] and not e["after_t0"] for e in cond["evidence"])
+            pairs.append((named, ref.explicit))
+    agree = sum(a == b for a, b in pairs) / len(pairs)
+    assert agree >= 0.97, agree
+    assert any(b for _, b in pairs) and not all(b for _, b in pairs)
