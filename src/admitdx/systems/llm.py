@@ -86,7 +86,7 @@ class LLMPredictor:
         max_items: int = 20,
         min_chars: int = 3,
         max_chars: int = 70,
-        reasoning_max_chars: int = 1500,
+        reasoning_max_chars: int | None = None,
         max_input_chars: int | None = None,
         prompt_file: str | None = None,
         local_model: str | None = None,
