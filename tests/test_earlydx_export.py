@@ -98,3 +98,50 @@ def test_keep_sections_gives_the_demo_cc_ablation(demo_dir: Path, tmp_path: Path
         present = {k for k, v in inst.sections.items() if v}
         assert "demographics" in present and present <= {"demographics", "chief_complaint"}
         assert inst.history is None
+
+
+def test_rationales_go_before_the_diagnoses_and_unusable_ones_are_skipped(
+    cli_build: Path, tmp_path: Path
+) -> None:
+    train = [i for i in load_instances(cli_build) if i.split == "train"]
+    rationales = tmp_path / "rationales.jsonl"
+    lines = [
+        {
+            "instance_id": train[0].id,
+            "split": "train",
+            "diagnoses": [],
+            "reasoning": "CT shows a bleed.",
+            "raw": "{}",
+            "parse_error": None,
+        },
+        {
+            "instance_id": train[1].id,
+            "split": "train",
+            "diagnoses": [],
+            "reasoning": None,
+            "raw": "oops",
+            "parse_error": "not JSON",
+        },
+    ]
+    rationales.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    result = runner.invoke(
+        app,
+        [
+            "export",
+            "sft",
+            "--dataset",
+            str(cli_build),
+            "--out",
+            str(tmp_path / "sft"),
+            "--splits",
+            "train",
+            "--rationales",
+            str(rationales),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = [json.loads(x) for x in (tmp_path / "sft" / "train.jsonl").read_text().splitlines()]
+    expected = "CT shows a bleed.\n\n" + "\n".join(r.text for r in train[0].references)
+    assert row["id"] == train[0].id and row["messages"][2]["content"] == expected
+    manifest = json.loads((tmp_path / "sft" / "manifest.json").read_text())
+    assert manifest["outputs"]["counts"]["train"]["skipped_no_rationale"] == len(train) - 1

@@ -139,6 +139,7 @@ def earlydx(
         console.print("input restricted to demographics + chief complaint (the paper's demo+CC ablation)")
 
 
+_RATIONALES_HELP = "rationales.jsonl of `admitdx rationale`: reasoning before the diagnoses (CoT SFT)."
 _EVIDENCE_HELP = "Keep only labels of these evidence classes, e.g. supported,partial (audited datasets)."
 
 
@@ -151,6 +152,7 @@ def sft(
     system_prompt: Annotated[
         Path | None, _Opt(help="File with a system prompt replacing the default.")
     ] = None,
+    rationales: Annotated[Path | None, _Opt(help=_RATIONALES_HELP)] = None,
 ) -> None:
     """Write chat-format (system/user/assistant) JSONL and Parquet for supervised fine-tuning.
 
@@ -160,7 +162,12 @@ def sft(
 
     prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else DEFAULT_SYSTEM_PROMPT
     counts = export_sft(
-        dataset, out, splits=_names(splits), evidence=_names(evidence) or None, system_prompt=prompt
+        dataset,
+        out,
+        splits=_names(splits),
+        evidence=_names(evidence) or None,
+        system_prompt=prompt,
+        rationales=rationales,
     )
     for split, c in counts.items():
         typer.echo(f"{split}: {c['examples']} examples → {out / f'{split}.jsonl'}")

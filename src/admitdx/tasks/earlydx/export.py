@@ -9,6 +9,12 @@ reference diagnoses in seq_num order, one per line (the paper's *direct* supervi
 appendix L). The paper trains on supported and partially supported labels only; pass
 ``evidence=("supported", "partial")`` on an audited dataset to do the same — encounters left with
 no label are skipped and counted.
+
+With ``rationales`` (the ``rationales.jsonl`` of ``admitdx rationale``) the assistant turn is the
+gold-conditioned reasoning followed by the diagnoses — the paper's chain-of-thought ("rational")
+SFT format; encounters without a usable rationale (none written, or one that failed to parse) are
+skipped and counted. Such rationales are post-hoc explanations, not validated reasoning traces
+(appendix G and the datasheet).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import pyarrow.parquet as pq
 
 from admitdx.contracts import load_instances
 from admitdx.errors import UsageError
-from admitdx.jsonl import write_jsonl
+from admitdx.jsonl import read_jsonl, write_jsonl
 from admitdx.runs import fingerprint_files, write_manifest
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -45,6 +51,7 @@ def export_sft(
     splits: tuple[str, ...] = ("train", "test"),
     evidence: tuple[str, ...] | None = None,
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    rationales: Path | None = None,
 ) -> dict[str, Any]:
     """Write chat-format JSONL + Parquet per split; return counts per split."""
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
@@ -59,6 +66,7 @@ def export_sft(
             "this dataset has no evidence classes, so --evidence cannot select labels",
             hint="audit it first (`admitdx audit --dataset DIR ...`), or export without --evidence",
         )
+    reasoning = _read_rationales(rationales) if rationales else None
     out_dir.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {}
     for split in splits:
@@ -71,13 +79,19 @@ def export_sft(
             if not labels:
                 tally["skipped_no_label"] += 1
                 continue
+            answer = "\n".join(labels)
+            if reasoning is not None:
+                if not reasoning.get(inst.id):
+                    tally["skipped_no_rationale"] += 1
+                    continue
+                answer = f"{reasoning[inst.id]}\n\n{answer}"
             rows.append(
                 {
                     "id": inst.id,
                     "messages": [
                         {"role": "system", "content": system_prompt},
                         {"role": "user", "content": f"{inst.text}\n\n{QUESTION}"},
-                        {"role": "assistant", "content": "\n".join(labels)},
+                        {"role": "assistant", "content": answer},
                     ],
                 }
             )
@@ -93,10 +107,23 @@ def export_sft(
             "splits": list(splits),
             "evidence": list(evidence) if evidence else None,
             "system_prompt": system_prompt,
+            "rationales": fingerprint_files([rationales]) if rationales else None,
         },
         outputs={"counts": counts, "format": "chat messages (system/user/assistant)"},
     )
     return counts
+
+
+def _read_rationales(path: Path) -> dict[str, str | None]:
+    """instance_id → reasoning (None where the teacher's output failed to parse)."""
+    if not Path(path).is_file():
+        raise UsageError(
+            f"rationales file {path} does not exist", hint="pass the rationales.jsonl of `admitdx rationale`"
+        )
+    return {
+        r["instance_id"]: (r.get("reasoning") if not r.get("parse_error") else None)
+        for r in read_jsonl(Path(path))
+    }
 
 
 def read_messages(path: Path) -> list[dict[str, Any]]:
