@@ -24,6 +24,7 @@ import numpy as np
 HCC_MODEL = "CMS-HCC Model V28"
 HCC_TABLE = "ra_dx_to_cc_2026.csv"
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+ICD_LEVELS = ("exact", "category3", "ccsr", "hcc")
 
 
 def accuracy_and_confusion(
@@ -92,23 +93,25 @@ def _hcc_table() -> dict:
     return load_dx_to_cc_mapping(HCC_TABLE)
 
 
-def ccsr_categories(code: str, code_system: str = "ICD-10-CM") -> set[str]:
+@cache
+def ccsr_categories(code: str, code_system: str = "ICD-10-CM") -> frozenset[str]:
     """CCSR categories of an ICD-10-CM code (ICD-9-CM codes are first mapped to ICD-10-CM)."""
     mapper = _ccsr_mapper()
     icd10 = _clean(code)
     if code_system == "ICD-9-CM":
         icd10 = mapper.map(icd10, source="icd9", target="icd10")
         if not icd10:
-            return set()
+            return frozenset()
     result = mapper.map(icd10, source="icd10", target="ccsr")
     if not result:
-        return set()
-    return {result} if isinstance(result, str) else set(result)
+        return frozenset()
+    return frozenset([result] if isinstance(result, str) else result)
 
 
-def hcc_categories(code: str, model: str = HCC_MODEL) -> set[str]:
+@cache
+def hcc_categories(code: str, model: str = HCC_MODEL) -> frozenset[str]:
     """CMS-HCC categories of an ICD-10-CM code under ``model`` (empty when it has none)."""
-    return set(_hcc_table().get((_clean(code), model), set()))
+    return frozenset(_hcc_table().get((_clean(code), model), ()))
 
 
 def icd_match(predicted: str | None, gold: str, code_system: str = "ICD-10-CM") -> dict[str, bool]:
@@ -122,9 +125,13 @@ def icd_match(predicted: str | None, gold: str, code_system: str = "ICD-10-CM") 
 
 
 def icd_match_rates(
-    predicted: Sequence[str | None], gold: Sequence[str], code_system: str = "ICD-10-CM"
+    predicted: Sequence[str | None], gold: Sequence[str], code_systems: Sequence[str] | str = "ICD-10-CM"
 ) -> dict[str, float | None]:
-    """Share of encounters matching at each granularity (ER-Reason table 7)."""
-    matches = [icd_match(p, g, code_system) for p, g in zip(predicted, gold, strict=True)]
-    keys = ("exact", "category3", "ccsr", "hcc")
-    return {k: (float(np.mean([m[k] for m in matches])) if matches else None) for k in keys}
+    """Share of encounters matching at each granularity (ER-Reason table 7).
+
+    ``code_systems`` is one system for all encounters or one per encounter (MIMIC mixes ICD-9-CM and
+    ICD-10-CM); the gold code's system decides how both codes are read.
+    """
+    systems = [code_systems] * len(gold) if isinstance(code_systems, str) else list(code_systems)
+    matches = [icd_match(p, g, s) for p, g, s in zip(predicted, gold, systems, strict=True)]
+    return {k: (float(np.mean([m[k] for m in matches])) if matches else None) for k in ICD_LEVELS}

@@ -2,9 +2,11 @@
 
 This is where the families meet: EarlyDx tracks, time-critical and per-condition flags, graded
 predictions and the per-encounter parts of CliniBench (average precision, main-diagnosis hit).
-Codes for CliniBench come from the matching: a prediction paired with a label takes the label's
-code; an unpaired one takes the code the ICD-code matcher mapped it to (``details["mapped"]``),
-if that matcher was used; otherwise it stays unmapped and is counted as such.
+The ER-Reason final-diagnosis match compares the system's first coded prediction with the main
+(lowest ``seq_num``) label. Codes for CliniBench and ER-Reason come from the matching: a
+prediction paired with a label takes the label's code; an unpaired one takes the code the ICD-code
+matcher mapped it to (``details["mapped"]``), if that matcher was used; otherwise it stays
+unmapped and is counted as such.
 """
 
 from __future__ import annotations
@@ -51,11 +53,20 @@ def prediction_codes(
     return out
 
 
+def _by_sequence(references: Sequence[Reference]) -> list[Reference]:
+    return sorted(references, key=lambda r: (r.seq_num is None, r.seq_num or 0))
+
+
 @per_labels
 def gold_labels(references: Sequence[Reference]) -> list[str]:
     """The encounter's 3-character gold codes, main diagnosis (lowest ``seq_num``) first."""
-    ordered = sorted(references, key=lambda r: (r.seq_num is None, r.seq_num or 0))
-    return clinibench.ranked_labels([r.code for r in ordered], 10**9)
+    return clinibench.ranked_labels([r.code for r in _by_sequence(references)], 10**9)
+
+
+def main_reference(references: Sequence[Reference]) -> Reference | None:
+    """The coded label with the lowest ``seq_num``: the final diagnosis of ER-Reason's task 4."""
+    coded = [r for r in _by_sequence(references) if r.code]
+    return coded[0] if coded else None
 
 
 def encounter_columns(
@@ -104,7 +115,13 @@ def encounter_columns(
         "time_critical_recorded": [name for name, key in _TC_KEYS["recorded"] if row[key]],
         "time_critical_flagged": [name for name, key in _TC_KEYS["flagged"] if row[key]],
     }
-    return row, {"gold_codes": gold, "ranking": ranking, "record": record}
+    main = main_reference(inst.references)
+    final = {
+        "predicted": next((c for c in codes if c is not None), None),
+        "gold": main.code if main else None,
+        "code_system": (main.code_system or "ICD-10-CM") if main else None,
+    }
+    return row, {"gold_codes": gold, "ranking": ranking, "final_diagnosis": final, "record": record}
 
 
 _TC_KEYS = {
