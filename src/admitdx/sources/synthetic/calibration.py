@@ -55,7 +55,7 @@ class Knobs(NamedTuple):
     ecg: float = 0.74  # ECG by t0 when the scenario does not depend on one
     ecg_rare: float = 0.3  # … in scenarios that rarely get one (injury, abdominal surgery)
     radiology: float = 0.55  # routine imaging by t0 when no confirming exam is charted
-    echo: float = 0.24  # echo by t0 (cardiac scenarios: doubled)
+    echo: float = 0.26  # echo by t0 (cardiac scenarios: doubled)
     labs_admission: float = 0.16  # a repeat draw linked to the admission before t0
     medrecon: float = 0.85
     transfer: float = 0.3  # an unsupported primary diagnosis came as an outside-hospital transfer
