@@ -174,3 +174,19 @@ def test_label_text_dictionary_scores_long_titles_with_the_same_labels(
             assert r.text == (r.dictionary_title or r.ed_title)
     septicemia = [r for i in load_instances(tmp_path) for r in i.references if r.ed_title == "SEPTICEMIA NOS"]
     assert septicemia and all(r.text == "Unspecified septicemia" for r in septicemia)
+
+
+def test_an_interrupted_rebuild_leaves_the_previous_dataset_untouched(demo_dir: Path, tmp_path: Path) -> None:
+    build_earlydx(demo_dir, tmp_path, EarlyDxParams())
+    before = {f: (tmp_path / f).read_bytes() for f in ("instances.jsonl", "manifest.json", "split.csv")}
+
+    def stop_midway(stage: str, done: int, total: int) -> None:
+        if stage == "encounters":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_earlydx(demo_dir, tmp_path, EarlyDxParams(window_hours=24), progress=stop_midway)
+    assert {f: (tmp_path / f).read_bytes() for f in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["instances.jsonl", "instances.parquet", "manifest.json", "coverage.csv", "split.csv"]
+    )

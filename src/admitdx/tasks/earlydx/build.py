@@ -73,18 +73,24 @@ def build_earlydx(
                 return {**previous, "skipped": True}
             src.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
             src.con.execute("SET preserve_insertion_order = false")
-            with src.translate_errors():
-                counts = create_cohort(src, params)
-                counts.update(register_verdicts(src))
-                prepare_lab_rows(src, params)
-                tables = _materialize(src, params, report)
-                lab_coverage_by_scope = lab_coverage(src, counts["cohort_stays"])
-                splitter = Splitter(params.test_fraction, params.seed, fixed_split)
-                outputs = _write(src, params, tables, out_dir, counts, splitter, report)
+            writer = InstanceWriter(out_dir)
+            try:
+                with src.translate_errors():
+                    counts = create_cohort(src, params)
+                    counts.update(register_verdicts(src))
+                    prepare_lab_rows(src, params)
+                    tables = _materialize(src, params, report)
+                    splitter = Splitter(params.test_fraction, params.seed, fixed_split)
+                    outputs = _write(src, params, tables, writer, counts, splitter, report)
+                    outputs["lab_coverage_by_scope"] = lab_coverage(src, counts["cohort_stays"])
+                # the manifest moves in with the files it describes, never before or after them
+                write_manifest(writer.staging, stage=STAGE, inputs=inputs, outputs=outputs)
+                writer.commit()
+            except BaseException:
+                writer.abort()
+                raise
     finally:
         shutil.rmtree(spill, ignore_errors=True)
-    outputs["lab_coverage_by_scope"] = lab_coverage_by_scope
-    write_manifest(out_dir, stage=STAGE, inputs=inputs, outputs=outputs)
     return outputs
 
 
@@ -141,38 +147,33 @@ def _write(
     src: MimicSource,
     p: EarlyDxParams,
     tables: dict[str, str | None],
-    out_dir: Path,
+    writer: InstanceWriter,
     counts: dict[str, Any],
     splitter: Splitter,
     report: Progress,
 ) -> dict[str, Any]:
+    """Stream the joined encounters, render and stage them; return the outputs for the manifest."""
     total = counts["cohort_stays"]
     tally: Counter[str] = Counter()
     present_cohort: Counter[str] = Counter()
     present_dataset: Counter[str] = Counter()
-    writer = InstanceWriter(out_dir)
-    try:
-        result = src.con.execute(_final_sql(tables))
-        names = [d[0] for d in result.description]
-        done = 0
-        while batch := result.fetchmany(FETCH_ROWS):
-            for values in batch:
-                row = dict(zip(names, values, strict=True))
-                record, present = _encounter(row, p, tally, splitter)
-                present_cohort.update(present)
-                if record is not None:
-                    present_dataset.update(present)
-                    tally[f"{record['split']}_encounters"] += 1
-                    writer.write(record)
-            done += len(batch)
-            report("encounters", done, total)
-        write_split_file(writer.staged(SPLIT_FILE), splitter.assigned)
-        coverage = _coverage(present_cohort, present_dataset, total, writer.written)
-        write_coverage(writer.staged(COVERAGE_FILE), coverage)
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
+    result = src.con.execute(_final_sql(tables))
+    names = [d[0] for d in result.description]
+    done = 0
+    while batch := result.fetchmany(FETCH_ROWS):
+        for values in batch:
+            row = dict(zip(names, values, strict=True))
+            record, present = _encounter(row, p, tally, splitter)
+            present_cohort.update(present)
+            if record is not None:
+                present_dataset.update(present)
+                tally[f"{record['split']}_encounters"] += 1
+                writer.write(record)
+        done += len(batch)
+        report("encounters", done, total)
+    write_split_file(writer.staged(SPLIT_FILE), splitter.assigned)
+    coverage = _coverage(present_cohort, present_dataset, total, writer.written)
+    write_coverage(writer.staged(COVERAGE_FILE), coverage)
     subjects = Counter(splitter.assigned.values())
     return {
         "files": [INSTANCES_FILE, PARQUET_FILE, COVERAGE_FILE, SPLIT_FILE],

@@ -99,17 +99,22 @@ class InstanceWriter:
 
     def commit(self) -> None:
         """Close the files and move every staged file into the dataset directory."""
-        self._flush()
-        self._jsonl.close()
-        self._parquet.close()
+        self._close()
         for path in sorted(self.staging.iterdir()):
             path.replace(self.out_dir / path.name)
         self.staging.rmdir()
 
     def abort(self) -> None:
+        """Drop everything staged; the dataset directory keeps what it had before."""
+        if not self._jsonl.closed:
+            self._jsonl.close()
+            self._parquet.close()
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def _close(self) -> None:
+        self._flush()
         self._jsonl.close()
         self._parquet.close()
-        shutil.rmtree(self.staging, ignore_errors=True)
 
 
 def write_coverage(path: Path, coverage: dict[str, dict[str, Any]]) -> None:
