@@ -55,6 +55,17 @@ def retained_labels(inst: Instance, classes: tuple[str, ...]) -> list[str]:
     return [r.text for r in inst.references if r.evidence_class in classes]
 
 
+def audited_instances(dataset_dir: Path, splits: tuple[str, ...]) -> list[Instance]:
+    """The instances of ``splits``; refuses a dataset no auditor has labelled."""
+    instances = [i for i in load_instances(dataset_dir) if i.split in splits]
+    if not any(r.evidence_class for i in instances for r in i.references):
+        raise UsageError(
+            f"{dataset_dir} is not audited: rationales are written only for supported and partial labels",
+            hint="run `admitdx audit --dataset DIR --system rules --out AUDITED` first",
+        )
+    return instances
+
+
 def write_rationales(
     dataset_dir: Path,
     out_dir: Path,
@@ -68,12 +79,7 @@ def write_rationales(
 ) -> dict[str, Any]:
     """Write one rationale per instance of ``splits`` with a retained label; return the counts."""
     dataset_dir = Path(dataset_dir)
-    instances = [i for i in load_instances(dataset_dir) if i.split in splits]
-    if not any(r.evidence_class for i in instances for r in i.references):
-        raise UsageError(
-            f"{dataset_dir} is not audited: rationales are written only for supported and partial labels",
-            hint="run `admitdx audit --dataset DIR --system rules --out AUDITED` first",
-        )
+    instances = audited_instances(dataset_dir, splits)
     template = load_prompt(prompt)
     inputs = {
         "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},

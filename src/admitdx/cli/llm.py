@@ -25,7 +25,7 @@ from rich.text import Text
 
 from admitdx.auditing import RuleAuditor, audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
-from admitdx.auditing.rationale import TEACHER_TEMPERATURE, write_rationales
+from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
 from admitdx.llm.local_server import LocalServer
 from admitdx.llm.named import open_named_client
 
@@ -144,11 +144,13 @@ def rationale(
 
     Example: admitdx rationale --dataset runs/earlydx-audited --system local --out runs/rationales
     """
+    splits = tuple(split or ["train"])
+    audited_instances(dataset, splits)  # fail before starting a model server
     with (
         _progress("rationale") as update,
         open_named_client(system, config, temperature=TEACHER_TEMPERATURE) as client,
     ):
-        outputs = write_rationales(dataset, out, client, splits=tuple(split or ["train"]), on_progress=update)
+        outputs = write_rationales(dataset, out, client, splits=splits, on_progress=update)
     _console.print(f"{outputs['rationales']} rationales → {out} ({outputs['unparseable']} unparseable, "
                    f"{outputs['skipped_no_retained_label']} instances without a retained label)")  # fmt: skip
 
