@@ -248,7 +248,14 @@ class LLMClient:
             data = resp.json()
             choice = data["choices"][0]
             raw = choice["message"].get("content") or ""
-        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, IndexError, TypeError) as e:
+        except (
+            json.JSONDecodeError,
+            UnicodeDecodeError,
+            KeyError,
+            IndexError,
+            TypeError,
+            AttributeError,
+        ) as e:
             raise TransientError(f"unreadable response body ({type(e).__name__}): {resp.text[:120]!r}") from e
         return raw, data.get("usage"), latency, choice.get("finish_reason")
 
