@@ -87,13 +87,13 @@ def test_identifiers_have_mimic_ranges_and_formats(synthetic_root: Path) -> None
             "SELECT min(transfer_id) >= 30000000 AND max(transfer_id) < 40000000, "
             "count(DISTINCT transfer_id) = count(*) FROM hosp.transfers",
         ) == (True, True)
-        # every ED stay_id is a transfer_id of eventtype 'ED' (as in the real demo)
+        # each ED stay_id is an 'ED' transfer_id with the stay's hadm_id (NULL if not admitted), as in MIMIC
         assert (
             _one(
                 con,
                 "SELECT count(*) FROM ed.edstays e LEFT JOIN hosp.transfers t "
                 "ON t.transfer_id = e.stay_id AND t.eventtype = 'ED' "
-                "WHERE e.hadm_id IS NOT NULL AND t.transfer_id IS NULL",
+                "AND t.hadm_id IS NOT DISTINCT FROM e.hadm_id WHERE t.transfer_id IS NULL",
             )[0]
             == 0
         )
@@ -132,6 +132,9 @@ def test_timing_relations(synthetic_root: Path) -> None:
             "overlapping ED stays": "SELECT count(*) FROM (SELECT intime, lag(outtime) OVER "
             "(PARTITION BY subject_id ORDER BY intime) AS prev FROM ed.edstays) WHERE intime <= prev",
             "vitals outside the stay": "SELECT count(*) FROM ed.vitalsign v "
+            f"JOIN ed.edstays e USING (stay_id) WHERE v.{early}",
+            "ED medications outside the stay": "SELECT count(*) FROM (SELECT stay_id, charttime "
+            "FROM ed.pyxis UNION ALL SELECT stay_id, charttime FROM ed.medrecon) v "
             f"JOIN ed.edstays e USING (stay_id) WHERE v.{early}",
         }
         for name, sql in checks.items():

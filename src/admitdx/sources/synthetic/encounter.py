@@ -149,6 +149,9 @@ def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> date
     )
     p.ed_stays.append(PriorEdStay(stay_id, intime, [(c.key, c.code, version, c.ed_title) for c in conds]))
     if not admitted:
+        p.sink.add(
+            "hosp.transfers", (p.subject_id, None, stay_id, "ED", "Emergency Department", intime, outtime)
+        )
         return outtime
     billed = [(c.key, c.code) for c in conds if c.role in ("primary", "secondary", "external_cause")]
     return write_admission(
@@ -358,12 +361,13 @@ def _echo(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition]) -> set[s
 
 def _medications(p: Patient, sc: Scenario, stay: Stay, conds: list[Condition]) -> set[str]:
     rng = p.rng
+    stay_min = (stay.outtime - stay.intime).total_seconds() / 60
     for n, name in enumerate(sc.ed_meds, 1):
-        when = stay.intime + minutes(rng.uniform(20, 200))
+        when = stay.intime + minutes(min(rng.uniform(20, 200), stay_min - 2))
         p.sink.add("ed.pyxis", (p.subject_id, stay.stay_id, when, n, name, 1, PYXIS_GSN.get(name)))
     if not p.home_meds or rng.random() >= p.knobs.medrecon:
         return set()
-    when = stay.intime + minutes(rng.uniform(15, 150))
+    when = stay.intime + minutes(min(rng.uniform(15, 150), stay_min - 2))
     for name in p.home_meds:
         gsn, ndc, etccode, etcdescription = HOME_MEDS[name]
         p.sink.add(
