@@ -163,7 +163,7 @@ def run_predictions(
         console.print(f"fitted {choice.name} in {fit_s:.1f} s; predicting {len(remaining)} instances"
                       + (f" ({len(done)} done earlier)" if done else ""))
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
-                   TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+                   TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
         with Progress(*columns, console=console) as progress:
             task = progress.add_task(choice.name, total=len(remaining))
             for prediction in _checked(system.predict(remaining), {i.id for i in remaining}, choice.name):
