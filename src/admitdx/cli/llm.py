@@ -27,11 +27,17 @@ from admitdx.auditing import RuleAuditor, audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
 from admitdx.llm.local_server import LocalServer
-from admitdx.llm.named import open_named_client
+from admitdx.llm.named import open_named_client, parse_settings
 
 _console = Console(stderr=True)
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="YAML with `systems:` and `allow_hosts:`.")
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set", help="LLM option KEY=VALUE, over the config (repeatable), e.g. --set temperature=0."
+    ),
 ]
 
 
@@ -104,6 +110,7 @@ def audit(
     truth: Annotated[
         Path | None, typer.Option("--truth", help="Synthetic root: report agreement with its _truth/.")
     ] = None,
+    set_: SetOption = None,
 ) -> None:
     """Label every reference supported / partial / unsupported and write a new dataset version.
 
@@ -115,7 +122,7 @@ def audit(
         if system == "rules":
             outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
         else:
-            with open_named_client(system, config) as client:
+            with open_named_client(system, config, settings=parse_settings(set_)) as client:
                 outputs = audit_dataset(
                     dataset, out, LLMAuditor(client), truth_root=truth, on_progress=update
                 )
@@ -137,6 +144,7 @@ def rationale(
     split: Annotated[
         list[str] | None, typer.Option("--split", help="Split to explain (repeatable; default train).")
     ] = None,
+    set_: SetOption = None,
 ) -> None:
     """Write gold-conditioned rationales for the supported and partially supported labels.
 
@@ -148,7 +156,9 @@ def rationale(
     audited_instances(dataset, splits)  # fail before starting a model server
     with (
         _progress("rationale") as update,
-        open_named_client(system, config, temperature=TEACHER_TEMPERATURE) as client,
+        open_named_client(
+            system, config, defaults={"temperature": TEACHER_TEMPERATURE}, settings=parse_settings(set_)
+        ) as client,
     ):
         outputs = write_rationales(dataset, out, client, splits=splits, on_progress=update)
     _console.print(f"{outputs['rationales']} rationales → {out} ({outputs['unparseable']} unparseable, "

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from admitdx.errors import UsageError
 from admitdx.llm.client import LLMClient
 from admitdx.llm.config import LLMConfig
@@ -31,9 +33,29 @@ def _predictor_only_options() -> set[str]:
     return {p for p in params if p not in ("self", "allow_hosts", "llm_options")}
 
 
+def parse_settings(items: list[str] | None) -> dict[str, Any]:
+    """``["temperature=0.2", "model=m"]`` → ``{"temperature": 0.2, "model": "m"}`` (values read as YAML)."""
+    settings: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(
+                f"--set {item!r} is not KEY=VALUE", hint="e.g. --set temperature=0 --set concurrency=4"
+            )
+        settings[key.strip()] = yaml.safe_load(value) if value.strip() else None
+    return settings
+
+
 @contextmanager
-def open_named_client(name: str, config_path: Path | None = None, **overrides: Any) -> Iterator[LLMClient]:
-    """Yield a client for ``name``; ``overrides`` are LLM options applied unless the config sets them."""
+def open_named_client(
+    name: str,
+    config_path: Path | None = None,
+    *,
+    defaults: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Iterator[LLMClient]:
+    """Yield a client for ``name``. LLM options come from, lowest to highest precedence: ``defaults``
+    (a stage's own, e.g. the teacher's temperature), the config entry, ``settings`` (``--set``)."""
     from admitdx.systems.config import load_config
 
     run_config = load_config(config_path)
@@ -46,7 +68,7 @@ def open_named_client(name: str, config_path: Path | None = None, **overrides: A
     else:
         known = ", ".join(sorted(run_config.systems)) or "none in --config"
         raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")
-    options = {**overrides, **options}
+    options = {**(defaults or {}), **options, **(settings or {})}
     server = None
     if options.get("base_url") == LOCAL:
         server = LocalServer()
