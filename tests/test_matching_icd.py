@@ -100,7 +100,7 @@ def test_hybrid_search_with_the_embedding_model(tmp_path_factory: pytest.TempPat
     matcher = IcdMatcher(
         search="hybrid",
         code_prefixes=("J18", "I50", "I21", "A41"),
-        embedder=Embedder(cache_dir=tmp_path_factory.mktemp("emb")),
+        embedder=Embedder(cache_dir=tmp_path_factory.mktemp("emb"), precision="float32"),
     )
     got = matcher.map_texts(
         ["community acquired pneumonia", "congestive heart failure exacerbation", "xyzzy"], 10

@@ -53,6 +53,24 @@ def test_assignment_is_one_to_one_and_of_maximum_size(n_p: int, n_r: int, data: 
     assert len(pairs) == brute_force_max(acceptable)
 
 
+@given(st.integers(1, 5), st.integers(1, 5), st.data())
+def test_every_top_k_prefix_is_a_maximum_matching(n_p: int, n_r: int, data: st.DataObject) -> None:
+    """R@k read off the pairs equals R@k of the list truncated to k and matched again."""
+    flat = data.draw(st.lists(st.booleans(), min_size=n_p * n_r, max_size=n_p * n_r))
+    acceptable = np.array(flat, dtype=bool).reshape(n_p, n_r)
+    quality = np.array(data.draw(st.lists(st.floats(0, 1), min_size=n_p * n_r, max_size=n_p * n_r)))
+    pairs = assign_one_to_one(acceptable, quality.reshape(n_p, n_r))
+    for k in range(1, n_p + 1):
+        assert sum(p < k for p, _ in pairs) == brute_force_max(acceptable[:k])
+
+
+def test_earlier_prediction_beats_a_more_similar_later_one() -> None:
+    # Both predictions fit the one reference; the later one is more similar. R@1 must count it.
+    assert assign_one_to_one(np.array([[True], [True]]), np.array([[0.6], [0.9]])) == [(0, 0)]
+    # Similarity still decides which reference a kept prediction takes.
+    assert assign_one_to_one(np.array([[True, True]]), np.array([[0.6, 0.9]])) == [(0, 1)]
+
+
 def test_assignment_prefers_more_pairs_over_higher_similarity() -> None:
     # Greedy on similarity would take (0, 0) = 0.95 and leave prediction 1 unmatched.
     acceptable = np.array([[True, True], [True, False]])
@@ -76,7 +94,7 @@ def test_exact_matcher_is_one_to_one(preds: list[str], refs: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    e = Embedder(cache_dir=tmp_path_factory.mktemp("emb"))
+    e = Embedder(cache_dir=tmp_path_factory.mktemp("emb"), precision="float32")
     e.encode(POOL)  # one model pass for the whole pool; the examples below hit the cache
     return e
 

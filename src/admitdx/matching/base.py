@@ -8,9 +8,9 @@ count, because recall at k, explicit/implicit recall and per-condition recall al
 *which* prediction matched *which* reference.
 
 :func:`assign_one_to_one` is the shared assignment step: given which (prediction, reference)
-pairs are acceptable and how good each is, it finds the largest one-to-one set, breaking ties by
-total quality and then in favour of earlier predictions (so truncating to the top k, as R@k does,
-keeps as many matches as the system's own order allows).
+pairs are acceptable and how good each is, it finds the largest one-to-one set made of the
+system's earliest predictions, so that recall at k read off the pairs equals recall of the list
+truncated to k (EarlyDx appendix A); quality (similarity) decides which reference each takes.
 """
 
 from __future__ import annotations
@@ -115,11 +115,20 @@ def check_one_to_one(pairs: Sequence[Sequence[int]], n_predictions: int, n_refer
 
 
 def assign_one_to_one(acceptable: np.ndarray, quality: np.ndarray | None = None) -> list[Pair]:
-    """Largest one-to-one set of acceptable pairs (Hungarian assignment).
+    """Largest one-to-one set of acceptable pairs, using the earliest predictions (Hungarian).
 
-    Order of preference, lexicographic: (1) the number of pairs, since the matched count is what
-    every metric scores; (2) the total ``quality`` (e.g. cosine similarity, in [0, 1]) of the
-    chosen pairs; (3) earlier predictions, so a system's top-k keeps its matches.
+    Which predictions are matched: the rank-greedy choice — go down the system's list and keep a
+    prediction whenever it can be added to those kept without losing one (the sets of jointly
+    matchable predictions form a transversal matroid, so this greedy choice is a maximum matching
+    overall *and*, for every k, among the top-k predictions). Hence recall at k computed from these
+    pairs equals recall after truncating the list to k and matching again, and the matched count
+    is the maximum, as in EarlyDx's one-to-one matching. Which reference each kept prediction takes
+    is then chosen to maximise the total ``quality`` (e.g. cosine similarity, in [0, 1]).
+
+    Implementation: a maximum-weight assignment where pair (i, r) weighs ``(n_p - i) + q[i, r] / c``
+    with ``c = min(n_p, n_r) + 1``. The rank parts are distinct positive integers, so a max-weight
+    matching of a matroid picks the rank-greedy set; the quality part sums to less than 1 and can
+    only break ties between assignments with that same set.
     ``acceptable`` is a boolean (n_predictions x n_references) matrix.
     """
     acceptable = np.asarray(acceptable, dtype=bool)
@@ -127,11 +136,7 @@ def assign_one_to_one(acceptable: np.ndarray, quality: np.ndarray | None = None)
     if n_p == 0 or n_r == 0 or not acceptable.any():
         return []
     q = np.zeros(acceptable.shape) if quality is None else np.clip(np.asarray(quality, float), 0.0, 1.0)
-    # One more pair must outweigh any gain in quality: each pair is worth `big` (> total quality
-    # of any assignment) plus its quality, minus a rank penalty far below any quality difference
-    # that matters.
-    big = float(min(n_p, n_r) + 1)
-    rank_penalty = 1e-6 * np.arange(n_p)[:, None] / max(n_p, 1)
-    weight = np.where(acceptable, big + q - rank_penalty, 0.0)
+    rank_weight = (n_p - np.arange(n_p))[:, None].astype(float)
+    weight = np.where(acceptable, rank_weight + q / (min(n_p, n_r) + 1), 0.0)
     rows, cols = linear_sum_assignment(weight, maximize=True)
     return sorted((int(p), int(r)) for p, r in zip(rows, cols, strict=True) if acceptable[p, r])

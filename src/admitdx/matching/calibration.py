@@ -147,6 +147,6 @@ def record_calibration(calibration: Calibration, path: Path = CALIBRATION_RESULT
 
 
 if __name__ == "__main__":
-    result = calibrate_threshold(Embedder())
+    result = calibrate_threshold(Embedder(precision="float32"))  # the embedding matcher's default
     print(json.dumps(asdict(result), indent=2))
     print(f"written to {record_calibration(result)}")

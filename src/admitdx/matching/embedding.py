@@ -6,6 +6,9 @@ encoder knows "congestive heart failure" far better than "CHF". A pair is accept
 cosine similarity reaches ``threshold``; among acceptable pairs the assignment keeps the most
 pairs, then the highest total similarity (see :func:`assign_one_to_one`).
 
+Vectors are computed in float32 by default (``precision``), not in the faster bfloat16 some CPUs
+offer: a match decided near the threshold must not depend on the machine that computed it.
+
 The default threshold is the one recorded by :mod:`admitdx.matching.calibration` for the default
 model. With another model there is no recorded value, so a threshold must be given (or
 calibrated with :func:`calibrate_threshold`): a threshold tuned for one encoder means nothing for
@@ -28,7 +31,11 @@ from admitdx.matching.normalize import expand_diagnosis
 
 
 class EmbeddingMatcher(Matcher):
-    """``EmbeddingMatcher(threshold=None, model=None)``; ``threshold=None`` uses the calibration."""
+    """``EmbeddingMatcher(threshold=None, model=None)``; ``threshold=None`` uses the calibration.
+
+    ``embedder`` passes a ready :class:`Embedder` (its model and precision win over ``model`` and
+    ``precision``).
+    """
 
     name = "embedding"
 
@@ -37,9 +44,10 @@ class EmbeddingMatcher(Matcher):
         threshold: float | None = None,
         model: str | Path | None = None,
         expand_abbreviations: bool = True,
+        precision: str = "float32",
         embedder: Embedder | None = None,
     ) -> None:
-        self.embedder = embedder or Embedder(model)
+        self.embedder = embedder or Embedder(model, precision=precision)
         self.expand_abbreviations = expand_abbreviations
         if threshold is None:
             recorded = recorded_calibration()

@@ -38,7 +38,8 @@ class IcdMatcher(Matcher):
     """``IcdMatcher(level="category", search="hybrid", min_similarity=None, ...)``.
 
     ``min_similarity=None`` uses the embedding matcher's calibrated threshold for the default
-    model. ``billable_only`` and ``code_prefixes`` shape the dictionary searched.
+    model. ``billable_only`` and ``code_prefixes`` shape the dictionary searched. Embeddings are
+    float32 by default, as in the embedding matcher, so mappings do not depend on the CPU.
     """
 
     name = "icd"
@@ -52,6 +53,7 @@ class IcdMatcher(Matcher):
         billable_only: bool = True,
         code_prefixes: Sequence[str] = (),
         model: str | Path | None = None,
+        precision: str = "float32",
         embedder: Embedder | None = None,
     ) -> None:
         if level not in ("category", "full"):
@@ -62,7 +64,7 @@ class IcdMatcher(Matcher):
         self.search = search
         self.billable_only = billable_only
         self.code_prefixes = tuple(code_prefixes)
-        self.embedder = None if search == "bm25" else (embedder or Embedder(model))
+        self.embedder = None if search == "bm25" else (embedder or Embedder(model, precision=precision))
         if min_similarity is None and self.embedder is not None:
             recorded = recorded_calibration()
             min_similarity = (
