@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from tests.matching_data import write_case_dirs
 
 from admitdx.contracts import Match
 from admitdx.errors import InputError
-from admitdx.matching.agreement import compare_matches, export_review_sample
+from admitdx.matching.agreement import compare_matches, export_review_sample, write_agreement
 from admitdx.matching.base import MatchTask
 from admitdx.matching.exact import ExactMatcher
 from admitdx.matching.manual import ManualMatcher, format_pairs, parse_pairs
@@ -135,3 +136,13 @@ def test_manual_review_errors_name_the_row(tmp_path: Path) -> None:
     stale.write_text(review.read_text().replace("1. CHF", "1. COPD"))
     with pytest.raises(InputError, match="different texts"):
         run_matcher(ManualMatcher(csv=stale), dataset, pred)
+
+
+def test_write_agreement_writes_what_the_report_reads(tmp_path: Path) -> None:
+    dataset, pred = write_case_dirs(tmp_path)
+    run_matcher(ExactMatcher(), dataset, pred)
+    run_matcher(ExactMatcher(drop_qualifiers=False), dataset, pred, label="strict")
+    result, path = write_agreement(dataset, pred, "exact", "strict")
+    assert path == pred / "matches" / "agreement_exact_vs_strict.json"
+    assert json.loads(path.read_text()) == result.to_dict()
+    assert (result.compared, result.exact_count_agreement) == (4, 0.75)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,8 +13,8 @@ from rich.table import Table
 
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
-from admitdx.matching.agreement import compare_matches, export_review_sample
-from admitdx.matching.runner import build_tasks, load_matches, run_matcher
+from admitdx.matching.agreement import export_review_sample, write_agreement
+from admitdx.matching.runner import build_tasks, run_matcher
 
 
 def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
@@ -112,12 +111,7 @@ def agree(
 
     Example: admitdx agree --dataset runs/earlydx --predictions runs/pred/zs --a llm_judge --b embedding
     """
-    tasks = build_tasks(dataset, predictions)
-    result = compare_matches(
-        tasks, load_matches(predictions, a), load_matches(predictions, b), nonempty_only=not include_empty
-    )
-    out = Path(predictions) / "matches" / f"agreement_{a}_vs_{b}.json"
-    out.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    result, out = write_agreement(dataset, predictions, a, b, nonempty_only=not include_empty)
     table = Table("measure", "value", box=None, title=f"{a} vs {b}")
     for key, value in result.to_dict().items():
         if key not in ("a", "b"):
@@ -128,7 +122,7 @@ def agree(
     console = Console()
     console.print(table)
     if export is not None:
-        written = export_review_sample(result, tasks, export, n=sample, seed=seed)
+        written = export_review_sample(result, build_tasks(dataset, predictions), export, n=sample, seed=seed)
         console.print(f"{written} instances for manual review → {export}")
     console.print(f"→ {out}")
 

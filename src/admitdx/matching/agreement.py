@@ -15,6 +15,7 @@ that a manual review did not cover (``details.reviewed`` False) are left out.
 from __future__ import annotations
 
 import csv
+import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from admitdx.contracts import Match
+from admitdx.contracts import MATCHES_DIR, Match
 from admitdx.matching.base import MatchTask
 from admitdx.matching.manual import REVIEW_COLUMNS, format_pairs, numbered_lines
+from admitdx.matching.runner import build_tasks, load_matches
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,20 @@ def compare_matches(
         excluded_empty=excluded,
         instances=rows,
     )
+
+
+def write_agreement(
+    dataset_dir: Path, predictions_dir: Path, a: str, b: str, *, nonempty_only: bool = True
+) -> tuple[Agreement, Path]:
+    """Compare ``matches/<a>.jsonl`` with ``matches/<b>.jsonl`` and write
+    ``matches/agreement_<a>_vs_<b>.json`` (read by the report). Returns the result and the path."""
+    tasks = build_tasks(dataset_dir, predictions_dir)
+    result = compare_matches(
+        tasks, load_matches(predictions_dir, a), load_matches(predictions_dir, b), nonempty_only=nonempty_only
+    )
+    path = Path(predictions_dir) / MATCHES_DIR / f"agreement_{a}_vs_{b}.json"
+    path.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    return result, path
 
 
 def export_review_sample(
