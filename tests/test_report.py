@@ -56,6 +56,16 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     (noisy / "manifest.json").write_text(
         json.dumps({"inputs": {"system": {"description": "smoke test: proves the path, not clinical skill"}}})
     )
+    agreement = {
+        "a": "exact",
+        "b": "embedding",
+        "compared": 6,
+        "exact_count_agreement": 0.8333,
+        "within_one_agreement": 1.0,
+        "pair_set_agreement": 0.5,
+        "f1_pearson": None,
+    }
+    (dirs[0] / "matches" / "agreement_exact_vs_embedding.json").write_text(json.dumps(agreement))
     for path in (noisy / "predictions.jsonl", noisy / "matches" / "exact.jsonl"):  # drop e5: scored as empty
         path.write_text(
             "".join(line for line in path.read_text().splitlines(keepends=True) if '"e5"' not in line)
@@ -114,6 +124,8 @@ def test_counts_p_values_and_files(scored: tuple[Path, dict]) -> None:
     assert "| oracle-supported | 1.000 [1.000, 1.000]" in table and "## Caveats" in table
     assert json.loads((run / "manifest.json").read_text())["stage"] == "score"
     assert results["coverage"] == {"triage": 1.0, "labs": pytest.approx(2 / 6), "ecg": 0.0}
+    assert results["agreement"][0]["result"]["a"] == "exact"
+    assert noisy["erreason_final_diagnosis"]["n"] == 6
 
 
 def test_unaudited_dataset_scores_all_labels_and_says_why(tmp_path: Path) -> None:
@@ -137,6 +149,20 @@ def test_unaudited_dataset_scores_all_labels_and_says_why(tmp_path: Path) -> Non
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["tracks"] == ["all"] and "evidence class" in results["tracks_note"]
     assert results["systems"][0]["metrics"]["all.micro_f1"]["value"] == 1.0
+    refused = run_cli(
+        "score",
+        "--dataset",
+        ds,
+        "--predictions",
+        d,
+        "--matcher",
+        "exact",
+        "--out",
+        tmp_path / "r2",
+        "--time-critical-track",
+        "supported",
+    )
+    assert refused.exit_code != 0 and "not available" in str(refused.exception)
     assert run_cli("report", tmp_path / "run").exit_code == 0
     assert "Only the all-labels track" in (tmp_path / "run" / "report.html").read_text()
 
@@ -196,6 +222,7 @@ def test_report_renders_in_headless_chromium(scored: tuple[Path, dict], tmp_path
         assert element in dom, element
     assert dom.count("<svg") >= 7
     assert '<td class="parse-failures">1</td>' in dom
+    assert "exact vs embedding" in dom and "<td>0.833</td>" in dom  # the judge-agreement row
     shot = tmp_path / "report.png"
     subprocess.run(
         [*base, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri()],
@@ -204,3 +231,15 @@ def test_report_renders_in_headless_chromium(scored: tuple[Path, dict], tmp_path
         check=True,
     )
     assert shot.stat().st_size > 50_000  # a drawn page, not a blank one
+
+
+def test_caveat_follows_the_system_description() -> None:
+    from admitdx.report.context import caveat_for
+
+    local_only = (
+        "LLM. With `base_url: local` it runs SmolLM2, which proves the path works, not clinical skill."
+    )
+    assert caveat_for(local_only, {"base_url": "local"})
+    assert caveat_for(local_only, {"base_url": "http://127.0.0.1:8000/v1"}) is None
+    assert caveat_for("smoke system: proves the path, not clinical skill")
+    assert caveat_for("copy the nearest training encounter's diagnoses") is None

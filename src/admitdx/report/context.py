@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from admitdx.contracts import Instance
+from admitdx.contracts import MATCHES_DIR, Instance
 from admitdx.runs import read_manifest
 
 CAVEAT_PHRASES = ("proves the path", "not clinical skill")
@@ -17,13 +17,16 @@ CAVEAT = "This system shows that the pipeline runs end to end; its scores say no
 COVERAGE_FILE = "coverage.csv"
 
 
+def system_entry(predictions_dir: Path) -> dict[str, Any]:
+    """The ``system`` record (name, kind, options) of the predictions' manifest; {} without one."""
+    system = ((read_manifest(predictions_dir) or {}).get("inputs") or {}).get("system")
+    return system if isinstance(system, dict) else {}
+
+
 def system_description(predictions_dir: Path) -> str | None:
     """How the system describes itself: a description in the predictions' manifest, else the
     registry's description of the system kind the manifest names (None without a manifest)."""
-    manifest = read_manifest(predictions_dir) or {}
-    system = (manifest.get("inputs") or {}).get("system") or {}
-    if not isinstance(system, dict):
-        return None
+    system = system_entry(predictions_dir)
     if system.get("description"):
         return str(system["description"])
     if not system.get("kind"):
@@ -34,25 +37,35 @@ def system_description(predictions_dir: Path) -> str | None:
     return spec.description if spec else None
 
 
-def caveat_for(description: str | None) -> str | None:
-    """A caveat line when a system's own description says it proves the path, not clinical skill."""
-    if description and any(p in description.lower() for p in CAVEAT_PHRASES):
-        return CAVEAT
-    return None
+def caveat_for(description: str | None, options: dict[str, Any] | None = None) -> str | None:
+    """A caveat line when a system's own description says it proves the path, not clinical skill.
+
+    A description that says so only of its local setting ("With `base_url: local` it runs …") gets
+    the caveat only when the run's options use that setting, so a hosted model of the same kind
+    is not mislabelled.
+    """
+    text = (description or "").lower()
+    if not any(p in text for p in CAVEAT_PHRASES):
+        return None
+    if "base_url: local" in text and (options or {}).get("base_url") != "local":
+        return None
+    return CAVEAT
 
 
 def section_coverage(dataset_dir: Path, instances: Sequence[Instance]) -> dict[str, float]:
     """Share of encounters in which each evidence section is present (EarlyDx figure 3).
 
-    Read from the dataset's ``coverage.csv`` (columns ``section`` and ``fraction``) when the
-    builder wrote one; otherwise counted from the evaluated instances (non-empty section text).
+    Read from the dataset's ``coverage.csv`` when the builder wrote one (column ``section`` and
+    ``dataset_fraction``, the share among the dataset's encounters, or ``fraction``); otherwise
+    counted from the evaluated instances (non-empty section text).
     """
     path = Path(dataset_dir) / COVERAGE_FILE
     if path.exists():
         with path.open(encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
-        if rows and {"section", "fraction"} <= set(rows[0]):
-            return {r["section"]: float(r["fraction"]) for r in rows}
+        column = next((c for c in ("dataset_fraction", "fraction") if rows and c in rows[0]), None)
+        if column and "section" in rows[0]:
+            return {r["section"]: float(r[column]) for r in rows}
     names: list[str] = []
     for inst in instances:
         names += [n for n in inst.sections if n not in names]
@@ -61,11 +74,11 @@ def section_coverage(dataset_dir: Path, instances: Sequence[Instance]) -> dict[s
 
 
 def find_agreement(prediction_dirs: Sequence[Path]) -> list[dict[str, Any]]:
-    """Judge-agreement results (``agreement*.json``) written by ``admitdx agree`` beside the predictions."""
+    """Judge-agreement results written by ``admitdx agree`` (``matches/agreement_A_vs_B.json``)."""
     found: list[dict[str, Any]] = []
     seen: set[Path] = set()
     for d in prediction_dirs:
-        for path in sorted(Path(d).glob("**/agreement*.json")):
+        for path in sorted(Path(d).glob(f"{MATCHES_DIR}/agreement_*.json")):
             if path.resolve() in seen:
                 continue
             seen.add(path.resolve())

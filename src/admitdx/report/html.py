@@ -77,7 +77,11 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
 def render_report(results: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style)
-    conditions = list(results["systems"][0]["per_condition_f1"]) if results["systems"] else []
+    conditions = [  # conditions no system could be scored on (never recorded nor flagged) are left out
+        c
+        for c in (results["systems"][0]["per_condition_f1"] if results["systems"] else [])
+        if any(s["per_condition_f1"][c] is not None for s in results["systems"])
+    ]
     axes = sorted({axis for s in results["systems"] for axis in s["subgroups"]})
     return env.get_template("report.html.j2").render(
         r=results,
@@ -89,20 +93,31 @@ def render_report(results: dict[str, Any]) -> str:
         axes=axes,
         palette=plots.PALETTE,
         agreement_rows=_agreement_rows(results.get("agreement") or []),
+        agreement_fields=[label for _, label in AGREEMENT_FIELDS],
     )
 
 
-def _agreement_rows(found: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
-    """Flatten each agreement result to (source, [(field, number or text)]) for a generic table."""
+AGREEMENT_FIELDS = (
+    ("compared", "encounters"),
+    ("exact_count_agreement", "same count"),
+    ("within_one_agreement", "within one pair"),
+    ("pair_set_agreement", "same pairs"),
+    ("f1_pearson", "Pearson r of F1"),
+)
+
+
+def _agreement_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per ``admitdx agree`` result: the predictions it is about, the two matchers, the figures."""
     rows = []
     for item in found:
-        data = item["result"]
-        flat = (
-            [(k, v) for k, v in data.items() if isinstance(v, int | float | str)]
-            if isinstance(data, dict)
-            else []
+        data = item["result"] if isinstance(item["result"], dict) else {}
+        rows.append(
+            {
+                "source": Path(item["source"]).parent.parent.name,
+                "pair": f"{data.get('a', '?')} vs {data.get('b', '?')}",
+                "values": [data.get(key) for key, _ in AGREEMENT_FIELDS],
+            }
         )
-        rows.append((Path(item["source"]).name, flat))
     return rows
 
 

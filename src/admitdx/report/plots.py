@@ -145,13 +145,13 @@ def explicit_implicit(systems: Sequence[dict[str, Any]], track: str) -> str:
         e = _metric(s, f"{track}.explicit_recall")[0]
         m = _metric(s, f"{track}.implicit_recall")[0]
         ax.plot([e, m], [y[i], y[i]], color=color(i), lw=2, alpha=0.5)
-        ax.plot(e, y[i], "o", mfc="white", mec=color(i), mew=2, ms=8)
-        ax.plot(m, y[i], "o", color=color(i), ms=8)
+        ax.plot(e, y[i], "o", mfc="white", mec=color(i), mew=2, ms=8, clip_on=False, zorder=3)
+        ax.plot(m, y[i], "o", color=color(i), ms=8, clip_on=False, zorder=3)
     ax.plot([], [], "o", mfc="white", mec=INK, label="explicit")
     ax.plot([], [], "o", color=INK, label="implicit")
     ax.set_yticks(y, [s["name"] for s in systems])
-    ax.set_xlim(0, 1)
-    ax.set_ylim(-0.7, len(systems) - 0.3)
+    ax.set_xlim(0, 1.0)
+    ax.set_ylim(-0.9, len(systems) - 0.3)
     ax.set_xlabel(f"recall ({track} labels)")
     ax.grid(axis="y", visible=False)
     ax.legend(loc="lower right", ncol=2, fontsize=8)
@@ -173,10 +173,12 @@ def operating_points(systems: Sequence[dict[str, Any]]) -> str:
         r, _, _ = _metric(s, "tc.recall")
         gp, _, _ = _metric(s, "tc_graded.precision")
         gr, _, _ = _metric(s, "tc_graded.recall")
-        ax.plot(p, r, "o", color=color(i), ms=9, label=s["name"], zorder=3)
+        # coincident systems stay visible: earlier systems are drawn larger, underneath
+        size = max(12 - 2 * i, 5)
+        ax.plot(p, r, "o", color=color(i), ms=size, label=s["name"], zorder=3 + i, clip_on=False)
         if np.isfinite(gp) and np.isfinite(gr) and (abs(gp - p) > 1e-9 or abs(gr - r) > 1e-9):
             ax.annotate("", (gp, gr), (p, r), arrowprops={"arrowstyle": "->", "color": color(i), "lw": 1.2})
-            ax.plot(gp, gr, "D", color=color(i), ms=6, mfc="white", mew=1.6, zorder=3)
+            ax.plot(gp, gr, "D", color=color(i), ms=6, mfc="white", mew=1.6, zorder=3, clip_on=False)
     ax.plot([], [], "D", mfc="white", mec=INK, label="graded view")
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)

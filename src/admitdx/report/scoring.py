@@ -30,7 +30,13 @@ from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import read_jsonl, write_jsonl
 from admitdx.metrics import bootstrap, clinibench, earlydx, erreason, subgroups, timecritical
 from admitdx.metrics.ratios import column_matrix, evaluate
-from admitdx.report.context import caveat_for, find_agreement, section_coverage, system_description
+from admitdx.report.context import (
+    caveat_for,
+    find_agreement,
+    section_coverage,
+    system_description,
+    system_entry,
+)
 from admitdx.report.encounter import EncounterSettings, all_ratios, encounter_columns, headline_names
 from admitdx.report.table import write_table
 from admitdx.runs import read_manifest, sha256_file, write_manifest
@@ -187,6 +193,11 @@ def _score_run(
         )
     tracks, tracks_note = earlydx.available_tracks([i.references for i in instances])
     primary = earlydx.PRIMARY_TRACK if earlydx.PRIMARY_TRACK in tracks else "all"
+    if params.time_critical_track not in tracks:
+        raise UsageError(
+            f"time-critical track {params.time_critical_track!r} is not available here",
+            hint=f"choose one of: {', '.join(tracks)}" + (f" ({tracks_note})" if tracks_note else ""),
+        )
     settings = EncounterSettings(
         tuple(tracks), primary, params.skip_empty, params.time_critical_track, params.top_n
     )
@@ -235,7 +246,7 @@ def _score_run(
                 "name": system.name,
                 "predictions_dir": str(system.directory),
                 "description": description,
-                "caveat": caveat_for(description),
+                "caveat": caveat_for(description, system_entry(system.directory).get("options")),
                 "counts": {
                     "instances": len(instances),
                     "predictions": len(preds),
