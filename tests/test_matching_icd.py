@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from admitdx.embeddings import Embedder
+from admitdx.errors import UsageError
 from admitdx.matching.base import MatchTask
 from admitdx.matching.icd import IcdMatcher, code_version
 from admitdx.matching.icd_mapping import dictionary
@@ -113,3 +114,10 @@ def test_hybrid_search_with_the_embedding_model(tmp_path_factory: pytest.TempPat
 
 def test_code_version_names() -> None:
     assert code_version("ICD-9-CM") == 9 and code_version("ICD-10-CM") == 10 and code_version(None) is None
+
+
+def test_another_model_needs_an_explicit_similarity_floor(tmp_path_factory: pytest.TempPathFactory) -> None:
+    other = Embedder(cache_dir=tmp_path_factory.mktemp("emb"), max_seq_length=32, precision="float32")
+    with pytest.raises(UsageError, match="similarity floor"):
+        IcdMatcher(embedder=other)
+    assert IcdMatcher(embedder=other, min_similarity=0.4).min_similarity == 0.4

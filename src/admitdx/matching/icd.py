@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from admitdx.embeddings import Embedder
+from admitdx.errors import UsageError
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_to_one
 from admitdx.matching.calibration import recorded_calibration
 from admitdx.matching.icd_mapping import CodeMapping, Search, TitleIndex, dictionary
@@ -67,9 +68,12 @@ class IcdMatcher(Matcher):
         self.embedder = None if search == "bm25" else (embedder or Embedder(model, precision=precision))
         if min_similarity is None and self.embedder is not None:
             recorded = recorded_calibration()
-            min_similarity = (
-                recorded.threshold if recorded and recorded.model_id == self.embedder.model_id else 0.5
-            )
+            if recorded is None or recorded.model_id != self.embedder.model_id:
+                raise UsageError(
+                    f"no calibrated similarity floor recorded for embedding model {self.embedder.model_id}",
+                    hint="pass min_similarity=… (e.g. --param min_similarity=0.5), or search=bm25",
+                )
+            min_similarity = recorded.threshold
         self.min_similarity = min_similarity
         self._indexes: dict[int, TitleIndex] = {}
 
