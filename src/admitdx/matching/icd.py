@@ -14,6 +14,7 @@ drops a seventh of the predictions (CliniBench's BM25) would otherwise look like
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -132,7 +133,7 @@ class IcdMatcher(Matcher):
         mapped_rows = []
         for p, text in enumerate(task.predictions):
             per_version = {v: lookup[(v, text)] for v in versions}
-            mapped_rows.append({str(v): (m.__dict__ if m else None) for v, m in per_version.items()})
+            mapped_rows.append({str(v): (asdict(m) if m else None) for v, m in per_version.items()})
             for r, (code, system) in enumerate(task.reference_codes):
                 m = per_version.get(code_version(system)) if code else None
                 if m is not None and self._key(m.code) == self._key(code):
