@@ -29,7 +29,7 @@ from admitdx.contracts import MATCHES_DIR, Instance, Match, Prediction, load_ins
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import read_jsonl, write_jsonl
 from admitdx.metrics import bootstrap, clinibench, earlydx, erreason, subgroups, timecritical
-from admitdx.metrics.ratios import column_matrix, evaluate
+from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
 from admitdx.report.context import (
     caveat_for,
     find_agreement,
@@ -124,6 +124,74 @@ def _score_system(
     if advance:
         advance(len(instances) % 1000, 0)
     return rows, extras
+
+
+@dataclass(frozen=True)
+class _RunContext:
+    """What every system of one run is scored against (shared, so the bootstrap is paired)."""
+
+    instances: Sequence[Instance]
+    subjects: Sequence[int]
+    order: np.ndarray
+    weights: np.ndarray
+    labels: Sequence[dict[str, str]]
+    train_frequencies: Counter[str] | None
+    ratios: Sequence[Ratio]
+    headline: Sequence[Ratio]
+    settings: EncounterSettings
+    params: ScoreParams
+
+
+def _system_result(
+    system: SystemInput, rows: list[dict[str, float]], extras: list[dict[str, Any]], ctx: _RunContext
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """One system's entry of results.json, and its bootstrap replicates (for the paired tests)."""
+    params, primary = ctx.params, ctx.settings.graded_track
+    names, matrix = column_matrix(rows, set().union(*(r.columns() for r in ctx.ratios)))
+    values = evaluate(ctx.ratios, names, matrix.sum(axis=0))
+    point = {k: (None if np.isnan(v) else float(v)) for k, v in values.items()}
+    head_cols = sorted(set().union(*(r.columns() for r in ctx.headline)))
+    idx = [names.index(c) for c in head_cols]
+    per_subject = bootstrap.subject_sums(ctx.subjects, matrix[:, idx], ctx.order)
+    replicates = bootstrap.replicate_values(ctx.headline, head_cols, per_subject, ctx.weights)
+    cis = bootstrap.intervals(replicates, params.confidence)
+    f1 = next(r for r in ctx.ratios if r.name == f"{primary}.micro_f1")
+    description = system_description(system.directory)
+    preds = system.predictions.values()
+    result = {
+        "name": system.name,
+        "predictions_dir": str(system.directory),
+        "description": description,
+        "caveat": caveat_for(description, system_entry(system.directory).get("options")),
+        "counts": {
+            "instances": len(ctx.instances),
+            "predictions": len(preds),
+            "missing": len(ctx.instances) - len(preds),
+            "parse_errors": sum(1 for p in preds if p.parse_error),
+            "outside_split": system.outside_split,
+            "predicted_items": sum(len(p.items) for p in preds),
+            "suspected_items": sum(1 for p in preds for it in p.items if it.status == "suspected"),
+            "unmapped_codes": sum(e["record"]["unmapped_codes"] for e in extras),
+        },
+        "metrics": {k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()},
+        "subgroups": subgroups.subgroup_scores(
+            names,
+            matrix,
+            ctx.labels,
+            f1,
+            count_column=f"{primary}.scored",
+            min_group_size=params.min_group_size,
+        ),
+        "clinibench": clinibench.clinibench_scores(
+            [e["gold_codes"] for e in extras],
+            [e["ranking"] for e in extras],
+            top_n=params.top_n,
+            train_frequencies=ctx.train_frequencies,
+        ),
+        "erreason_final_diagnosis": _final_diagnosis([e["final_diagnosis"] for e in extras]),
+        "per_condition_f1": timecritical.per_condition_f1(point),
+    }
+    return result, replicates
 
 
 def _final_diagnosis(finals: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -221,65 +289,18 @@ def _score_run(
     weights = bootstrap.resample_weights(len(order), params.n_bootstrap, params.seed)
     labels = [subgroups.subgroup_labels(i.meta) for i in instances]
     train_freq = _train_frequencies([i for i in everything if i.split == "train"]) or None
-    columns = sorted(set().union(*(r.columns() for r in ratios)))
-    head_cols = sorted(set().union(*(r.columns() for r in headline)))
     if advance:
         advance(0, len(systems) * len(instances))
     results: list[dict[str, Any]] = []
     replicates: dict[str, dict[str, np.ndarray]] = {}
     records: list[dict[str, Any]] = []
+    context = _RunContext(
+        instances, subjects, order, weights, labels, train_freq, ratios, headline, settings, params
+    )
     for system in systems:
         rows, extras = _score_system(system, instances, settings, advance)
-        names, matrix = column_matrix(rows, columns)
-        values = evaluate(ratios, names, matrix.sum(axis=0))
-        point = {k: (None if np.isnan(v) else float(v)) for k, v in values.items()}
-        idx = [names.index(c) for c in head_cols]
-        replicates[system.name] = bootstrap.replicate_values(
-            headline, head_cols, bootstrap.subject_sums(subjects, matrix[:, idx], order), weights
-        )
-        cis = bootstrap.intervals(replicates[system.name], params.confidence)
-        f1_ratio = next(r for r in ratios if r.name == f"{primary}.micro_f1")
-        description = system_description(system.directory)
-        preds = system.predictions
-        results.append(
-            {
-                "name": system.name,
-                "predictions_dir": str(system.directory),
-                "description": description,
-                "caveat": caveat_for(description, system_entry(system.directory).get("options")),
-                "counts": {
-                    "instances": len(instances),
-                    "predictions": len(preds),
-                    "missing": len(instances) - len(preds),
-                    "parse_errors": sum(1 for p in preds.values() if p.parse_error),
-                    "outside_split": system.outside_split,
-                    "predicted_items": int(sum(len(p.items) for p in preds.values())),
-                    "suspected_items": int(
-                        sum(1 for p in preds.values() for it in p.items if it.status == "suspected")
-                    ),
-                    "unmapped_codes": int(sum(e["record"]["unmapped_codes"] for e in extras)),
-                },
-                "metrics": {
-                    k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()
-                },
-                "subgroups": subgroups.subgroup_scores(
-                    names,
-                    matrix,
-                    labels,
-                    f1_ratio,
-                    count_column=f"{primary}.scored",
-                    min_group_size=params.min_group_size,
-                ),
-                "clinibench": clinibench.clinibench_scores(
-                    [e["gold_codes"] for e in extras],
-                    [e["ranking"] for e in extras],
-                    top_n=params.top_n,
-                    train_frequencies=train_freq,
-                ),
-                "erreason_final_diagnosis": _final_diagnosis([e["final_diagnosis"] for e in extras]),
-                "per_condition_f1": timecritical.per_condition_f1(point),
-            }
-        )
+        result, replicates[system.name] = _system_result(system, rows, extras, context)
+        results.append(result)
         records += [{"system": system.name, **e["record"]} for e in extras]
     base = next(r for r in results if r["name"] == baseline)
     for r in results:
