@@ -10,9 +10,12 @@ the model that uses them.
 
 Features: lower-cased word unigrams and bigrams, sublinear term frequency, terms in at least
 ``min_df`` training encounters, at most ``max_features``. Classifier: one L2 logistic regression
-(liblinear) per title, inverse regularisation ``C = 10`` — TF-IDF rows are unit-length, so each
-term's value is small and a stronger penalty (C = 1–4) pulls a decisive word's probability back
-towards the title's base rate. A title carried by every fitted encounter gets probability 1.
+per title, inverse regularisation ``C = 10`` — TF-IDF rows are unit-length, so each term's value is
+small and a stronger penalty (C = 1–4) pulls a decisive word's probability back towards the title's
+base rate. A title carried by every fitted encounter gets probability 1. The titles are fitted in
+``n_jobs`` threads with liblinear's dual solver, which is several times faster than the primal one
+when, as with text, there are more features than encounters (0.4 s against 2.5 s of CPU per title
+on 9.4k synthetic encounters).
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 from itertools import islice
+from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -48,13 +53,14 @@ class TfidfClassifier:
         max_features: int = 200_000,
         C: float = 10.0,
         batch_size: int = 512,
+        n_jobs: int = 2,
     ) -> None:
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
         self.min_label_count = min_label_count
         self.validation_fraction, self.seed = validation_fraction, seed
         self.vectorizer = TfidfVectorizer(ngram_range=(1, ngram_max), min_df=min_df,
                                           max_features=max_features, sublinear_tf=True, dtype=np.float32)
-        self.C = C
+        self.C, self.n_jobs = C, n_jobs
         self.models: list[LogisticRegression | float] = []  # per title: a model, or a constant
         self.batch_size = batch_size
         self.fit_summary: dict[str, float] = {}
@@ -66,17 +72,20 @@ class TfidfClassifier:
         labels = LabelSpace.from_instances(fit_set, self.min_label_count)
         features = self.vectorizer.fit_transform([i.text for i in fit_set])
         truth = labels.indicator(fit_set)
-        self.models = [
-            float(column[0]) if column.min() == column.max()
-            else LogisticRegression(C=self.C, solver="liblinear").fit(features, column)
-            for column in truth.T
-        ]
+        self.models = Parallel(n_jobs=self.n_jobs, prefer="threads")(  # liblinear releases the GIL
+            delayed(self._fit_one)(features, column) for column in truth.T
+        )
         self.emission.titles = labels.titles
         if validation:
             scores = self._scores(validation)
             self.emission.thresholds = tune_thresholds(scores, labels.indicator(validation))
         self.fit_summary = {**labels.summary, "fitted_on": len(fit_set), "validation": len(validation),
                             "vocabulary": len(self.vectorizer.vocabulary_)}
+
+    def _fit_one(self, features: Any, column: np.ndarray) -> LogisticRegression | float:
+        if column.min() == column.max():
+            return float(column[0])
+        return LogisticRegression(C=self.C, solver="liblinear", dual=True).fit(features, column)
 
     def _scores(self, instances: list[Instance]) -> np.ndarray:
         """(n × labels) probability of each title."""
