@@ -48,3 +48,19 @@ def test_tertiles_break_frequency_ties_by_code() -> None:
     s = clinibench_scores(GOLD, PRED, train_frequencies={"I21": 5, "J18": 5, "I10": 1})
     assert s["tertiles"]["head"]["macro_recall"] == pytest.approx(0.5)
     assert s["tertiles"]["tail"]["macro_f1"] == 0.0
+
+
+def test_macro_replicates_resample_patients() -> None:
+    import numpy as np
+
+    from admitdx.metrics.clinibench import macro_replicates
+
+    # encounters 0 and 2 belong to patient 5, encounter 1 to patient 8
+    weights = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
+    reps = macro_replicates(GOLD, PRED, [5, 8, 5], np.array([5, 8]), weights)
+    assert reps["clinibench.macro_f1"][0] == pytest.approx(clinibench_scores(GOLD, PRED)["macro_f1"])
+    # patient 5 drawn twice: I21 (P 1, R 1/2) and I10 (P 0, R 0); J18 has no gold here and is left out
+    assert reps["clinibench.macro_recall"][1] == pytest.approx(0.25)
+    assert reps["clinibench.macro_precision"][1] == pytest.approx(0.5)
+    # patient 8 drawn twice: only J18 is gold (P 1, R 1)
+    assert reps["clinibench.macro_f1"][2] == pytest.approx(1.0)

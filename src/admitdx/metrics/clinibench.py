@@ -12,6 +12,8 @@
   AP = (1/|gold|) Σ_{k: rank k is gold} precision@k.
 * **Main-diagnosis accuracy**: the share of encounters whose first gold code (the main diagnosis,
   lowest ``seq_num``) is among the top-n predictions.
+* **Intervals**: macro scores are not ratios of encounter sums, so their patient bootstrap
+  (:func:`macro_replicates`) resamples per-patient label counts instead.
 * **Frequency tertiles** (figure 3): vocabulary labels sorted by training frequency and cut into
   three equal-sized groups, head / body / tail; macro P/R/F1 within each.
 
@@ -25,6 +27,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy import sparse
 
 TOP_N = 20
 TERTILES = ("head", "body", "tail")
@@ -61,12 +64,21 @@ def average_precision(gold: Sequence[str], ranking: Sequence[str]) -> float:
 
 
 def macro_from_counts(tp: np.ndarray, pred: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
-    """Macro P/R/F1 from per-label counts on the last axis (works on bootstrap replicate rows too)."""
+    """Macro P/R/F1 from per-label counts on the last axis (works on bootstrap replicate rows too).
+
+    Labels with no gold occurrence are left out of the mean (their recall is undefined); this
+    matters in a bootstrap replicate that happens to draw no patient with a label.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(pred > 0, tp / np.where(pred > 0, pred, 1), 0.0)
         r = np.where(gold > 0, tp / np.where(gold > 0, gold, 1), 0.0)
         f = np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0.0)
-    return {"macro_precision": p.mean(-1), "macro_recall": r.mean(-1), "macro_f1": f.mean(-1)}
+        present = gold > 0
+        n = present.sum(-1)
+        return {
+            name: np.where(n > 0, (x * present).sum(-1) / np.where(n > 0, n, 1), np.nan)
+            for name, x in (("macro_precision", p), ("macro_recall", r), ("macro_f1", f))
+        }
 
 
 def tertiles(vocabulary: Sequence[str], frequencies: Mapping[str, int]) -> dict[str, list[str]]:
@@ -78,22 +90,69 @@ def tertiles(vocabulary: Sequence[str], frequencies: Mapping[str, int]) -> dict[
     }
 
 
-def label_counts(
+def label_indicators(
     gold: Sequence[Sequence[str]], rankings: Sequence[Sequence[str]], vocabulary: Sequence[str]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-label counts over the vocabulary, summed over encounters: (tp, predicted, gold)."""
+) -> tuple[sparse.csr_matrix, sparse.csr_matrix, sparse.csr_matrix]:
+    """(encounters × labels) 0/1 sparse matrices over the vocabulary: (tp, predicted, gold)."""
     index = {lab: j for j, lab in enumerate(vocabulary)}
-    tp, pred, gl = (np.zeros(len(vocabulary)) for _ in range(3))
-    for g, ranking in zip(gold, rankings, strict=True):
+    cells: dict[str, tuple[list[int], list[int]]] = {"tp": ([], []), "pred": ([], []), "gold": ([], [])}
+    for i, (g, ranking) in enumerate(zip(gold, rankings, strict=True)):
         gs = set(g)
-        for lab in gs:
-            if lab in index:
-                gl[index[lab]] += 1
-        for lab in ranking:
-            if lab in index:
-                pred[index[lab]] += 1
-                tp[index[lab]] += lab in gs
-    return tp, pred, gl
+        for kind, labs in (("gold", gs), ("pred", set(ranking)), ("tp", gs & set(ranking))):
+            for lab in labs:
+                if lab in index:
+                    cells[kind][0].append(i)
+                    cells[kind][1].append(index[lab])
+    shape = (len(gold), len(vocabulary))
+
+    def build(kind: str) -> sparse.csr_matrix:
+        rows, cols = cells[kind]
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+
+    return build("tp"), build("pred"), build("gold")
+
+
+def _prepare(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    top_n: int,
+    vocabulary: Sequence[str] | None,
+) -> tuple[list[list[str]], list[list[str]], list[str], Counter[str]]:
+    """Rolled-up gold labels, top-n rankings, the vocabulary, and gold label frequencies."""
+    gold_labels = [ranked_labels(g, top_n=10**9) for g in gold]
+    rankings = [ranked_labels(p, top_n) for p in predicted]
+    gold_freq = Counter(lab for g in gold_labels for lab in g)
+    vocab = sorted(lab for lab in (vocabulary or gold_freq) if gold_freq[lab] > 0)
+    return gold_labels, rankings, vocab, gold_freq
+
+
+def macro_replicates(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    subjects: Sequence[int],
+    order: np.ndarray,
+    weights: np.ndarray,
+    *,
+    top_n: int = TOP_N,
+    vocabulary: Sequence[str] | None = None,
+) -> dict[str, np.ndarray]:
+    """Macro P/R/F1 on each patient-bootstrap replicate (see :mod:`admitdx.metrics.bootstrap`).
+
+    Per-label counts are summed per patient as sparse matrices, so a replicate costs one sparse
+    product however large the label vocabulary.
+    """
+    gold_labels, rankings, vocab, _ = _prepare(gold, predicted, top_n, vocabulary)
+    if not vocab:
+        return {f"clinibench.{k}": np.full(weights.shape[0], np.nan) for k in MACRO_KEYS}
+    position = {s: i for i, s in enumerate(np.asarray(order).tolist())}
+    to_subject = sparse.csr_matrix(
+        (np.ones(len(subjects)), ([position[s] for s in subjects], np.arange(len(subjects)))),
+        shape=(len(order), len(subjects)),
+    )
+    tp, pred, gl = (
+        np.asarray((to_subject @ m).T @ weights.T).T for m in label_indicators(gold_labels, rankings, vocab)
+    )
+    return {f"clinibench.{k}": v for k, v in macro_from_counts(tp, pred, gl).items()}
 
 
 def clinibench_scores(
@@ -110,11 +169,8 @@ def clinibench_scores(
     rank order (``None`` for an unmapped prediction). Codes are rolled up to 3 characters.
     ``train_frequencies`` sets the tertiles (default: gold frequencies of these encounters).
     """
-    gold_labels = [ranked_labels(g, top_n=10**9) for g in gold]
-    rankings = [ranked_labels(p, top_n) for p in predicted]
-    gold_freq = Counter(lab for g in gold_labels for lab in g)
-    vocab = sorted(lab for lab in (vocabulary or gold_freq) if gold_freq[lab] > 0)
-    tp, pred, gl = label_counts(gold_labels, rankings, vocab)
+    gold_labels, rankings, vocab, gold_freq = _prepare(gold, predicted, top_n, vocabulary)
+    tp, pred, gl = (np.asarray(m.sum(axis=0)).ravel() for m in label_indicators(gold_labels, rankings, vocab))
     with_gold = [i for i, g in enumerate(gold_labels) if g]
     macro = macro_from_counts(tp, pred, gl) if vocab else {}
     out: dict[str, object] = {k: macro[k].item() if vocab else None for k in MACRO_KEYS}

@@ -17,7 +17,7 @@ from admitdx.errors import UsageError
 from admitdx.metrics.earlydx import RECALL_AT_K
 from admitdx.report import plots
 from admitdx.report.scoring import RESULTS_FILE
-from admitdx.report.table import MAIN_COLUMNS, TRACK_TITLES, fmt, fmt_ci
+from admitdx.report.table import MAIN_COLUMNS, TRACK_TITLES, fmt, fmt_ci, macro
 
 REPORT_FILE = "report.html"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -77,6 +77,7 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
 def render_report(results: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style)
+    env.globals["macro"] = macro
     conditions = [  # conditions no system could be scored on (never recorded nor flagged) are left out
         c
         for c in (results["systems"][0]["per_condition_f1"] if results["systems"] else [])

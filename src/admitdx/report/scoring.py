@@ -154,6 +154,14 @@ def _system_result(
     idx = [names.index(c) for c in head_cols]
     per_subject = bootstrap.subject_sums(ctx.subjects, matrix[:, idx], ctx.order)
     replicates = bootstrap.replicate_values(ctx.headline, head_cols, per_subject, ctx.weights)
+    replicates |= clinibench.macro_replicates(
+        [e["gold_codes"] for e in extras],
+        [e["ranking"] for e in extras],
+        ctx.subjects,
+        ctx.order,
+        ctx.weights,
+        top_n=params.top_n,
+    )
     cis = bootstrap.intervals(replicates, params.confidence)
     f1 = next(r for r in ctx.ratios if r.name == f"{primary}.micro_f1")
     description = system_description(system.directory)
@@ -182,16 +190,24 @@ def _system_result(
             count_column=f"{primary}.scored",
             min_group_size=params.min_group_size,
         ),
-        "clinibench": clinibench.clinibench_scores(
-            [e["gold_codes"] for e in extras],
-            [e["ranking"] for e in extras],
-            top_n=params.top_n,
-            train_frequencies=ctx.train_frequencies,
+        "clinibench": _with_intervals(
+            clinibench.clinibench_scores(
+                [e["gold_codes"] for e in extras],
+                [e["ranking"] for e in extras],
+                top_n=params.top_n,
+                train_frequencies=ctx.train_frequencies,
+            ),
+            cis,
         ),
         "erreason_final_diagnosis": _final_diagnosis([e["final_diagnosis"] for e in extras]),
         "per_condition_f1": timecritical.per_condition_f1(point),
     }
     return result, replicates
+
+
+def _with_intervals(scores: dict[str, Any], cis: dict[str, tuple[float, float] | None]) -> dict[str, Any]:
+    """Attach the bootstrap intervals of the macro scores (``macro_f1_ci`` beside ``macro_f1``)."""
+    return scores | {f"{k}_ci": cis.get(f"clinibench.{k}") for k in clinibench.MACRO_KEYS}
 
 
 def _final_diagnosis(finals: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -322,7 +338,7 @@ def _score_run(
         "tracks_note": tracks_note,
         "primary_track": primary,
         "baseline": baseline,
-        "headline_metrics": [r.name for r in headline],
+        "headline_metrics": [r.name for r in headline] + [f"clinibench.{k}" for k in clinibench.MACRO_KEYS],
         "coverage": section_coverage(dataset_dir, instances),
         "agreement": find_agreement([s.directory for s in systems]),
         "time_critical_conditions": [c.name for c in timecritical.TIME_CRITICAL],

@@ -34,6 +34,12 @@ def fmt_ci(metric: dict[str, Any] | None, digits: int = 3) -> str:
     return f"{text} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]" if ci else text
 
 
+def macro(clinibench: dict[str, Any], key: str) -> dict[str, Any]:
+    """A CliniBench macro score in the ``{"value", "ci"}`` shape of the other metrics."""
+    ci = clinibench.get(f"{key}_ci")
+    return {"value": clinibench.get(key), "ci": list(ci) if ci else None}
+
+
 def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
@@ -90,9 +96,9 @@ def render_table(results: dict[str, Any]) -> str:
             _row(
                 [
                     s["name"],
-                    fmt(cb["macro_precision"]),
-                    fmt(cb["macro_recall"]),
-                    fmt(cb["macro_f1"]),
+                    fmt_ci(macro(cb, "macro_precision")),
+                    fmt_ci(macro(cb, "macro_recall")),
+                    fmt_ci(macro(cb, "macro_f1")),
                     fmt_ci(m.get("clinibench.map")),
                     fmt_ci(m.get("clinibench.main_diagnosis_accuracy")),
                 ]
