@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from tests.matching_data import write_case_dirs
 
+from admitdx.errors import UsageError
 from admitdx.llm.client import Completion
 from admitdx.llm.local_server import LocalServer, llama_cpp_available
 from admitdx.matching.base import MatchTask, check_one_to_one
@@ -112,3 +113,8 @@ def test_judge_through_the_local_server_parses_validates_and_caches(
     assert cold.client.stats.model_calls == 0 and cold.client.stats.cache_hits == 2
     assert [m.pairs for m in load_matches(pred, "llm_judge")] == [m.pairs for m in run.matches]
     assert replay.computed == 3
+
+
+def test_judge_refuses_a_non_loopback_endpoint_without_an_allow_list() -> None:
+    with pytest.raises(UsageError, match=r"api\.example\.org"):
+        LlmJudgeMatcher(llm={"base_url": "https://api.example.org/v1", "cache_path": None})
