@@ -47,3 +47,23 @@ def test_time_critical_false_alarm_only_suspected_is_weighted() -> None:
     assert v0["tc_graded.recall"] == 1.0
     assert v0["tc_graded.precision"] == 1.0
     assert v1["tc_graded.precision"] == pytest.approx(0.5)
+
+
+def test_standard_view_equals_the_track_scores() -> None:
+    from admitdx.metrics.earlydx import track_columns, track_ratios
+
+    encounters = [
+        (ITEMS, REFS, PAIRS),
+        ([PredictionItem("Gout")], [Reference("Gout", evidence_class="partial")], []),
+    ]
+    graded_rows = [graded_columns(i, r, p, "supported") for i, r, p in encounters]
+    track_rows = [track_columns(len(i), r, p, "supported") for i, r, p in encounters]
+    g = point_estimates(graded_ratios(), graded_rows)
+    t = point_estimates(track_ratios("supported"), track_rows)
+    # the second encounter has no supported label: left out of both
+    assert g["graded.standard.precision"] == t["supported.micro_precision"] == pytest.approx(2 / 4)
+    assert g["graded.standard.f1"] == pytest.approx(t["supported.micro_f1"])
+    kept = point_estimates(
+        graded_ratios(), [graded_columns(i, r, p, "supported", skip_empty=False) for i, r, p in encounters]
+    )
+    assert kept["graded.standard.precision"] == pytest.approx(2 / 5)

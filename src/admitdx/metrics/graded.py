@@ -45,18 +45,25 @@ def graded_columns(
     *,
     conditions: ConditionSet = TIME_CRITICAL,
     time_critical_track: str = "all",
+    skip_empty: bool = True,
 ) -> dict[str, float]:
-    """Counts by status on ``track``, and graded time-critical flags, for one encounter."""
+    """Counts by status on ``track``, and graded time-critical flags, for one encounter.
+
+    ``skip_empty`` leaves an encounter without a label on ``track`` out of the status counts, as
+    :func:`admitdx.metrics.earlydx.track_columns` does, so the standard view equals the track's
+    micro scores; the time-critical counts are per encounter and keep every encounter.
+    """
     n_ref = sum(on_track(r, track) for r in references)
     matched = {p for p, r in pairs if on_track(references[r], track)}
     suspected = {i for i, item in enumerate(items) if is_suspected(item)}
     g = GRADED_PREFIX
+    keep = float(n_ref > 0 or not skip_empty)
     cols = {
-        f"{g}.n_ref": float(n_ref),
-        f"{g}.n_confirmed": float(len(items) - len(suspected)),
-        f"{g}.n_suspected": float(len(suspected)),
-        f"{g}.tp_confirmed": float(len(matched - suspected)),
-        f"{g}.tp_suspected": float(len(matched & suspected)),
+        f"{g}.n_ref": keep * n_ref,
+        f"{g}.n_confirmed": keep * (len(items) - len(suspected)),
+        f"{g}.n_suspected": keep * len(suspected),
+        f"{g}.tp_confirmed": keep * len(matched - suspected),
+        f"{g}.tp_suspected": keep * len(matched & suspected),
     }
     recorded = recorded_conditions(references, conditions, time_critical_track)
     t = GRADED_TC_PREFIX

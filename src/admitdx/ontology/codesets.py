@@ -126,114 +126,118 @@ def _ulcer_bleeds(prefixes: tuple[str, ...], subs: str) -> tuple[str, ...]:
     return tuple(p + s for p in prefixes for s in subs)
 
 
-TIME_CRITICAL = ConditionSet((
-    Condition(
-        "myocardial infarction",
-        ("410",),
-        ("I21", "I22"),
-        r"myocardial infarct|\bn?-?stemi\b|non[- ]st[- ]elevation m|\bami\b|\bmi\b|heart attack",
-    ),
-    Condition(
-        "sepsis",
-        ("038", "99591", "99592", "78552", "0031"),
-        ("A40", "A41", "A021", "A227", "A267", "A327", "A427", "B377", "R652", "T8144"),
-        r"sepsis|(?<!a)septic",
-    ),
-    Condition(
-        "intracranial haemorrhage",
-        ("430", "431", "432", "852", "853"),
-        ("I60", "I61", "I62", "S064", "S065", "S066"),
-        r"intracranial (h(a)?emorrhage|bleed)|intracerebral h|intraparenchymal h|subarachnoid h"
-        r"|subdural h|epidural h|\bsdh\b|\bsah\b|\bich\b|brain bleed|cerebral h(a)?emorrhage"
-        r"|h(a)?emorrhagic stroke",
-    ),
-    Condition(
-        "pulmonary embolism",
-        ("4151",),
-        ("I26",),
-        r"pulmonary (thrombo)?embol|\bpe\b|saddle embol",
-    ),
-    Condition(
-        "stroke",
-        ("43301", "43311", "43321", "43331", "43381", "43391", "43401", "43411", "43491", "436"),
-        ("I63",),
-        r"\bstroke\b|cerebral infarct|brain infarct|cerebrovascular accident|\bcva\b|lacunar infarct"
-        r"|cerebral (artery )?(occlusion|thrombosis|embolism)",
-        exclude=r"h(a)?emorrhagic stroke",
-    ),
-    Condition(
-        "gastrointestinal bleeding",
-        (
-            "578",
-            "4560",
-            "5693",
-            "5307",
-            "53082",
-            "56212",
-            "56213",
-            "56985",
-            "53783",
-            *_ulcer_bleeds(("531", "532", "533", "534"), "0246"),
+TIME_CRITICAL = ConditionSet(
+    (
+        Condition(
+            "myocardial infarction",
+            ("410",),
+            ("I21", "I22"),
+            r"myocardial infarct|\bn?-?stemi\b|non[- ]st[- ]elevation m|\bami\b|\bmi\b|heart attack",
         ),
-        (
-            "K920",
-            "K921",
-            "K922",
-            "K625",
-            "I8501",
-            "I8511",
-            "K226",
-            "K31811",
-            "K5521",
-            "K5701",
-            "K5711",
-            "K5713",
-            "K5721",
-            "K5731",
-            "K5733",
-            "K5741",
-            "K5751",
-            "K5753",
-            "K5781",
-            "K5791",
-            "K5793",
-            *_ulcer_bleeds(("K25", "K26", "K27", "K28"), "0246"),
+        Condition(
+            "sepsis",
+            ("038", "99591", "99592", "78552", "0031"),
+            ("A40", "A41", "A021", "A227", "A267", "A327", "A427", "B377", "R652", "T8144"),
+            r"sepsis|(?<!a)septic",
         ),
-        r"\b(gi|gastrointestinal|upper gi|lower gi|rectal|variceal|ulcer|diverticular) ?"
-        r"(bleed|h(a)?emorrhage)"
-        r"|h(a)?ematemesis|mel(a)?ena|h(a)?ematochezia|mallory[- ]weiss|\b[ul]?gib\b"
-        r"|(gastric|duodenal|peptic) ulcer with (h(a)?emorrhage|bleeding)",
-    ),
-))
+        Condition(
+            "intracranial haemorrhage",
+            ("430", "431", "432", "852", "853"),
+            ("I60", "I61", "I62", "S064", "S065", "S066"),
+            r"intracranial (h(a)?emorrhage|bleed)|intracerebral h|intraparenchymal h|subarachnoid h"
+            r"|subdural h|epidural h|\bsdh\b|\bsah\b|\bich\b|brain bleed|cerebral h(a)?emorrhage"
+            r"|h(a)?emorrhagic stroke",
+        ),
+        Condition(
+            "pulmonary embolism",
+            ("4151",),
+            ("I26",),
+            r"pulmonary (thrombo)?embol|\bpe\b|saddle embol",
+        ),
+        Condition(
+            "stroke",
+            ("43301", "43311", "43321", "43331", "43381", "43391", "43401", "43411", "43491", "436"),
+            ("I63",),
+            r"\bstroke\b|cerebral infarct|brain infarct|cerebrovascular accident|\bcva\b|lacunar infarct"
+            r"|cerebral (artery )?(occlusion|thrombosis|embolism)",
+            exclude=r"h(a)?emorrhagic stroke",
+        ),
+        Condition(
+            "gastrointestinal bleeding",
+            (
+                "578",
+                "4560",
+                "5693",
+                "5307",
+                "53082",
+                "56212",
+                "56213",
+                "56985",
+                "53783",
+                *_ulcer_bleeds(("531", "532", "533", "534"), "0246"),
+            ),
+            (
+                "K920",
+                "K921",
+                "K922",
+                "K625",
+                "I8501",
+                "I8511",
+                "K226",
+                "K31811",
+                "K5521",
+                "K5701",
+                "K5711",
+                "K5713",
+                "K5721",
+                "K5731",
+                "K5733",
+                "K5741",
+                "K5751",
+                "K5753",
+                "K5781",
+                "K5791",
+                "K5793",
+                *_ulcer_bleeds(("K25", "K26", "K27", "K28"), "0246"),
+            ),
+            r"\b(gi|gastrointestinal|upper gi|lower gi|rectal|variceal|ulcer|diverticular) ?"
+            r"(bleed|h(a)?emorrhage)"
+            r"|h(a)?ematemesis|mel(a)?ena|h(a)?ematochezia|mallory[- ]weiss|\b[ul]?gib\b"
+            r"|(gastric|duodenal|peptic) ulcer with (h(a)?emorrhage|bleeding)",
+        ),
+    )
+)
 
-ABLATION_CONDITIONS = ConditionSet((
-    *TIME_CRITICAL.conditions,
-    Condition(
-        "pneumonia",
-        ("480", "481", "482", "483", "484", "485", "486"),
-        ("J12", "J13", "J14", "J15", "J16", "J17", "J18"),
-        r"pneumonia|\bcap\b|\bhcap\b",
-    ),
-    Condition(
-        "acute kidney injury",
-        ("584",),
-        ("N17",),
-        r"acute kidney injury|\baki\b|acute renal (failure|injury)|\barf\b",
-    ),
-    Condition(
-        "atrial fibrillation",
-        ("42731", "42732"),
-        ("I48",),
-        r"atrial fibrillation|atrial flutter|\bafib\b|\ba-?fib\b|\baf\b|\brvr\b",
-    ),
-    Condition(
-        "fracture",
-        tuple(str(c) for c in range(800, 830)),
-        ("S02", "S12", "S22", "S32", "S42", "S52", "S62", "S72", "S82", "S92", "T08", "T10", "T12"),
-        r"fracture|\bfx\b",
-    ),
-    Condition(
-        "heart failure", ("428",), ("I50",), r"heart failure|\bchf\b|\bhfref\b|\bhfpef\b|cardiac failure"
-    ),
-    Condition("urinary tract infection", ("5990",), ("N390",), r"urinary tract infection|\buti\b"),
-))
+ABLATION_CONDITIONS = ConditionSet(
+    (
+        *TIME_CRITICAL.conditions,
+        Condition(
+            "pneumonia",
+            ("480", "481", "482", "483", "484", "485", "486"),
+            ("J12", "J13", "J14", "J15", "J16", "J17", "J18"),
+            r"pneumonia|\bcap\b|\bhcap\b",
+        ),
+        Condition(
+            "acute kidney injury",
+            ("584",),
+            ("N17",),
+            r"acute kidney injury|\baki\b|acute renal (failure|injury)|\barf\b",
+        ),
+        Condition(
+            "atrial fibrillation",
+            ("42731", "42732"),
+            ("I48",),
+            r"atrial fibrillation|atrial flutter|\bafib\b|\ba-?fib\b|\baf\b|\brvr\b",
+        ),
+        Condition(
+            "fracture",
+            tuple(str(c) for c in range(800, 830)),
+            ("S02", "S12", "S22", "S32", "S42", "S52", "S62", "S72", "S82", "S92", "T08", "T10", "T12"),
+            r"fracture|\bfx\b",
+        ),
+        Condition(
+            "heart failure", ("428",), ("I50",), r"heart failure|\bchf\b|\bhfref\b|\bhfpef\b|cardiac failure"
+        ),
+        Condition("urinary tract infection", ("5990",), ("N390",), r"urinary tract infection|\buti\b"),
+    )
+)

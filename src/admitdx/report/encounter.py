@@ -94,6 +94,7 @@ def encounter_columns(
             pairs,
             settings.graded_track,
             time_critical_track=settings.time_critical_track,
+            skip_empty=settings.skip_empty,
         )
     )
     codes = prediction_codes(items, inst, match)

@@ -20,6 +20,12 @@ from admitdx.report.scoring import RESULTS_FILE
 from admitdx.report.table import MAIN_COLUMNS, TRACK_TITLES, fmt, fmt_ci, macro
 
 REPORT_FILE = "report.html"
+TRACK_LABELS = {
+    "supported": "supported",
+    "supported_partial": "supp. + partial",
+    "partial": "partial",
+    "all": "all",
+}
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -71,6 +77,14 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
         ),
         "operating": plots.operating_points(systems),
         "coverage": plots.coverage(results["coverage"]) if results["coverage"] else "",
+        "tracks": plots.grouped_bars(
+            systems,
+            [(f"{t}.micro_f1", TRACK_LABELS.get(t, t)) for t in results["tracks"]],
+            "micro-F1",
+            width=5.2,
+        )
+        if len(results["tracks"]) > 1
+        else "",
     }
 
 
