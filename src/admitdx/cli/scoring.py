@@ -7,11 +7,27 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.report.html import write_report
 from admitdx.report.scoring import RESULTS_FILE, ScoreParams, score_run
+
+
+class _RateColumn(ProgressColumn):
+    """Encounters scored per second."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f}/s" if task.speed else "–/s", style="progress.data.speed")
 
 
 def score(
@@ -85,6 +101,7 @@ def score(
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("encounters"),
+        _RateColumn(),
         TimeRemainingColumn(),
     )
     try:
