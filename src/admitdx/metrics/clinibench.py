@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import cache
 
 import numpy as np
 from scipy import sparse
@@ -34,6 +35,7 @@ TERTILES = ("head", "body", "tail")
 MACRO_KEYS = ("macro_precision", "macro_recall", "macro_f1")
 
 
+@cache
 def roll_up(code: str, chars: int = 3) -> str:
     """The ICD category: the first ``chars`` characters of the dot-less, upper-case code."""
     return code.replace(".", "").strip().upper()[:chars]
