@@ -87,7 +87,13 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         "1",
     )
     assert result.exit_code == 0, result.output
-    return root / "run", json.loads((root / "run" / "results.json").read_text())
+    text = (root / "run" / "results.json").read_text()
+    return root / "run", json.loads(text, parse_constant=strict_json)
+
+
+def strict_json(constant: str) -> None:
+    """results.json is read by browsers and other languages: NaN / Infinity are not JSON."""
+    raise AssertionError(f"results.json holds {constant}")
 
 
 def test_each_oracle_scores_one_on_its_track(scored: tuple[Path, dict]) -> None:
