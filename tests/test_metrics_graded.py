@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from admitdx.contracts import PredictionItem, Reference
 from admitdx.metrics.graded import graded_columns, graded_ratios
@@ -67,3 +69,29 @@ def test_standard_view_equals_the_track_scores() -> None:
         graded_ratios(), [graded_columns(i, r, p, "supported", skip_empty=False) for i, r, p in encounters]
     )
     assert kept["graded.standard.precision"] == pytest.approx(2 / 5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(0, 3), st.lists(st.booleans(), max_size=4)),
+        min_size=1,
+        max_size=5,
+    ),
+    st.floats(0.0, 1.0),
+)
+def test_graded_precision_is_between_confirmed_only_and_standard_bounds(encs, weight) -> None:  # type: ignore[no-untyped-def]
+    rows = []
+    for n_ref, n_match, suspected in encs:
+        refs = [Reference(text=f"r{j}", evidence_class="supported") for j in range(n_ref)]
+        items = [PredictionItem(f"p{k}", status="suspected" if s else None) for k, s in enumerate(suspected)]
+        pairs = [(k, k) for k in range(min(n_match, n_ref, len(items)))]
+        rows.append(graded_columns(items, refs, pairs, "supported"))
+    v = point_estimates(graded_ratios(weight), rows)
+    for key, value in v.items():
+        if value is not None and not key.startswith("tc_graded"):
+            assert 0.0 <= value <= 1.0 + 1e-12, key
+    if v["graded.standard.precision"] is not None:
+        # withholding (part of) unmatched suspected items can only raise precision; recall is unchanged
+        assert v["graded.graded.precision"] >= v["graded.standard.precision"] - 1e-12
+        assert v["graded.graded.recall"] == v["graded.standard.recall"]

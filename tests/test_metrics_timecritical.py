@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from admitdx.contracts import PredictionItem, Reference
 from admitdx.metrics.ratios import point_estimates
@@ -121,3 +123,39 @@ def test_per_condition_f1_and_change_between_runs() -> None:
     delta = per_condition_delta(before, after)
     assert delta["atrial fibrillation"] == -1.0 and delta["pneumonia"] == 0.0 and delta["sepsis"] is None
     assert len(TIME_CRITICAL) == 6
+
+
+TEXTS = ["Sepsis", "NSTEMI", "Pulmonary embolism", "Stroke", "Melena", "Gout", "Subdural hematoma", "Asthma"]
+CODES = ["A419", "I214", "I269", "I639", "K922", "M109", "I620", "J459"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(st.integers(0, 7), max_size=3), st.lists(st.integers(0, 7), max_size=3)),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(0, 7),
+    st.data(),
+)
+def test_a_false_alarm_never_raises_precision(encs, extra, data) -> None:  # type: ignore[no-untyped-def]
+    def rows(extra_at: int | None) -> list[dict]:
+        out = []
+        for e, (pred_idx, ref_idx) in enumerate(encs):
+            texts = [TEXTS[i] for i in pred_idx]
+            refs = [ref(CODES[i]) for i in ref_idx]
+            recorded = {i for i in ref_idx}
+            if e == extra_at and extra not in recorded:
+                texts.append(TEXTS[extra])
+            out.append(condition_columns(items(*texts), refs, []))
+        return out
+
+    at = data.draw(st.integers(0, len(encs) - 1))
+    before, after = (point_estimates(condition_ratios(), rows(x)) for x in (None, at))
+    for name in ("tc.recall", "tc.precision", "tc.f1"):
+        for v in (before[name], after[name]):
+            assert v is None or 0.0 <= v <= 1.0
+    if before["tc.precision"] is not None and after["tc.precision"] is not None:
+        assert after["tc.precision"] <= before["tc.precision"] + 1e-12
+    assert after["tc.recall"] == before["tc.recall"]
