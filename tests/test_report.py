@@ -224,9 +224,12 @@ def test_report_renders_in_headless_chromium(scored: tuple[Path, dict], tmp_path
         'id="graded"',
         'id="clinibench"',
         'class="caveat"',
+        'id="uncoded-note"',
+        'id="fig-tracks"',
+        'id="fig-truncation"',
     ):
         assert element in dom, element
-    assert dom.count("<svg") >= 7
+    assert dom.count("<svg") >= 8
     assert '<td class="parse-failures">1</td>' in dom
     assert "exact vs embedding" in dom and "<td>0.833</td>" in dom  # the judge-agreement row
     shot = tmp_path / "report.png"
