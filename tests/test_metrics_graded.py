@@ -80,7 +80,7 @@ def test_standard_view_equals_the_track_scores() -> None:
     ),
     st.floats(0.0, 1.0),
 )
-def test_graded_precision_is_between_confirmed_only_and_standard_bounds(encs, weight) -> None:  # type: ignore[no-untyped-def]
+def test_withholding_suspected_items_never_lowers_precision(encs, weight) -> None:  # type: ignore[no-untyped-def]
     rows = []
     for n_ref, n_match, suspected in encs:
         refs = [Reference(text=f"r{j}", evidence_class="supported") for j in range(n_ref)]
@@ -91,7 +91,8 @@ def test_graded_precision_is_between_confirmed_only_and_standard_bounds(encs, we
     for key, value in v.items():
         if value is not None and not key.startswith("tc_graded"):
             assert 0.0 <= value <= 1.0 + 1e-12, key
-    if v["graded.standard.precision"] is not None:
-        # withholding (part of) unmatched suspected items can only raise precision; recall is unchanged
+    # withholding (part of) unmatched suspected items can only raise precision (or leave nothing to
+    # score: every prediction withheld); recall is unchanged
+    if v["graded.standard.precision"] is not None and v["graded.graded.precision"] is not None:
         assert v["graded.graded.precision"] >= v["graded.standard.precision"] - 1e-12
         assert v["graded.graded.recall"] == v["graded.standard.recall"]
