@@ -11,9 +11,10 @@ once under ``--workdir`` and shared with ``bench_build.py``) built into an Early
 first ``--encounters`` instances are kept with the builder's patient split. Each system is fitted
 and then predicts in this process; the embedding cache starts empty, so dense kNN pays for
 embedding every encounter once. Targets (issue 5): TF-IDF under 2 minutes and dense kNN under
-5 minutes on 2 cores. Wall time depends on what else the machine runs, so the CPU seconds the
-process used (all its threads) and the load average are printed too: CPU seconds / 2 is the wall
-time on 2 otherwise idle cores if the work parallelises perfectly, CPU seconds if it does not at all.
+5 minutes on 2 cores. Wall time depends on what else the machine runs, so the CPU seconds this
+process used (all its threads; not TF-IDF's worker processes) and the 1-minute load average are
+printed too: on 2 otherwise idle cores, a threaded system's wall time lies between CPU seconds / 2
+(perfect parallelism) and CPU seconds (none).
 """
 
 from __future__ import annotations

@@ -66,3 +66,13 @@ def test_bfloat16_and_float32_vectors_agree_but_are_cached_apart(tmp_path: Path)
     np.testing.assert_allclose(np.linalg.norm(half.encode(texts), axis=1), 1.0, atol=1e-5)
     with pytest.raises(UsageError, match="precision"):
         Embedder(precision="int4")
+
+
+def test_vectors_are_stored_a_block_at_a_time(tmp_path: Path) -> None:
+    e = Embedder(cache_dir=tmp_path, store_every=2)
+    texts = ["a", "b", "c", "a"]
+    calls: list[int] = []
+    embed = e._embed
+    e._embed = lambda block: calls.append(len(block)) or embed(block)  # type: ignore[method-assign]
+    e.encode(texts)
+    assert calls == [2, 1]  # three distinct texts, stored in blocks of two

@@ -133,6 +133,7 @@ class Embedder:
         max_seq_length: int | None = None,
         device: str = "cpu",
         precision: str = "auto",
+        store_every: int = 1024,
     ) -> None:
         if model is None:
             self.model_dir = default_model_dir()
@@ -145,7 +146,7 @@ class Embedder:
                     hint="admitdx never downloads models: pass the folder of a sentence-transformers model",
                 )
             name = self.model_dir.name
-        self.batch_size = batch_size
+        self.batch_size, self.store_every = batch_size, store_every
         self.max_seq_length = max_seq_length
         self.device = device
         self.precision = _resolve_precision(precision, device)
@@ -188,10 +189,11 @@ class Embedder:
             return self._embed(texts)
         keys = [EmbeddingCache.key(self.model_id, t) for t in texts]
         found = self._cache.get_many(keys)
-        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
-        if missing:
-            fresh = self._embed(list(missing.values()))
-            new = dict(zip(missing, fresh, strict=True))
+        missing = list({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
+        # stored a block at a time, so an interrupted run keeps what it has embedded so far
+        for start in range(0, len(missing), self.store_every):
+            block = dict(missing[start : start + self.store_every])
+            new = dict(zip(block, self._embed(list(block.values())), strict=True))
             self._cache.put_many(new)
             found.update(new)
         return np.stack([found[k] for k in keys])

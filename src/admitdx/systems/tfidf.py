@@ -13,9 +13,11 @@ Features: lower-cased word unigrams and bigrams, sublinear term frequency, terms
 per title, inverse regularisation ``C = 10`` — TF-IDF rows are unit-length, so each term's value is
 small and a stronger penalty (C = 1–4) pulls a decisive word's probability back towards the title's
 base rate. A title carried by every fitted encounter gets probability 1. The titles are fitted in
-``n_jobs`` threads with liblinear's dual solver, which is several times faster than the primal one
-when, as with text, there are more features than encounters (0.4 s against 2.5 s of CPU per title
-on 9.4k synthetic encounters).
+``n_jobs`` worker processes with liblinear's dual solver, which is several times faster than the
+primal one when, as with text, there are more features than encounters (0.4 s against 2.5 s of CPU
+per title on 9.4k synthetic encounters). The dual solver visits encounters in an order drawn from
+C's process-wide ``rand()``, seeded with ``seed`` at each fit: processes, not threads, so that
+concurrent fits cannot interleave their draws and a rerun gives the same scores.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ from sklearn.linear_model import LogisticRegression
 from admitdx.contracts import Instance, Prediction
 from admitdx.systems import register
 from admitdx.systems.multilabel import Emission, Emit, LabelSpace, carve_validation, tune_thresholds
+
+
+def _fit_title(features: Any, column: np.ndarray, C: float, seed: int) -> LogisticRegression | float:
+    """One title's model (a module function, so worker processes receive only what it needs)."""
+    if column.min() == column.max():
+        return float(column[0])
+    return LogisticRegression(C=C, solver="liblinear", dual=True, random_state=seed).fit(features, column)
 
 
 class TfidfClassifier:
@@ -59,7 +68,7 @@ class TfidfClassifier:
         self.min_label_count = min_label_count
         self.validation_fraction, self.seed = validation_fraction, seed
         self.vectorizer = TfidfVectorizer(ngram_range=(1, ngram_max), min_df=min_df,
-                                          max_features=max_features, sublinear_tf=True, dtype=np.float32)
+                                          max_features=max_features, sublinear_tf=True, dtype=np.float64)
         self.C, self.n_jobs = C, n_jobs
         self.models: list[LogisticRegression | float] = []  # per title: a model, or a constant
         self.batch_size = batch_size
@@ -72,8 +81,9 @@ class TfidfClassifier:
         labels = LabelSpace.from_instances(fit_set, self.min_label_count)
         features = self.vectorizer.fit_transform([i.text for i in fit_set])
         truth = labels.indicator(fit_set)
-        self.models = Parallel(n_jobs=self.n_jobs, prefer="threads")(  # liblinear releases the GIL
-            delayed(self._fit_one)(features, column) for column in truth.T
+        # workers map the feature matrix copy-on-write: liblinear may write to its input
+        self.models = Parallel(n_jobs=self.n_jobs, mmap_mode="c")(
+            delayed(_fit_title)(features, column, self.C, self.seed) for column in truth.T
         )
         self.emission.titles = labels.titles
         if validation:
@@ -81,11 +91,6 @@ class TfidfClassifier:
             self.emission.thresholds = tune_thresholds(scores, labels.indicator(validation))
         self.fit_summary = {**labels.summary, "fitted_on": len(fit_set), "validation": len(validation),
                             "vocabulary": len(self.vectorizer.vocabulary_)}
-
-    def _fit_one(self, features: Any, column: np.ndarray) -> LogisticRegression | float:
-        if column.min() == column.max():
-            return float(column[0])
-        return LogisticRegression(C=self.C, solver="liblinear", dual=True).fit(features, column)
 
     def _scores(self, instances: list[Instance]) -> np.ndarray:
         """(n × labels) probability of each title."""
