@@ -79,8 +79,10 @@ def main() -> None:
     test = [dataclasses.replace(i, references=[]) for i in instances if i.split == "test"]
     os.environ["ADMITDX_CACHE_DIR"] = tempfile.mkdtemp(prefix="admitdx-bench-cache-")  # cold embeddings
     mean_chars = sum(len(i.text) for i in instances) / len(instances)
-    print(f"{len(instances):,} encounters ({len(train):,} train, {len(test):,} test), "
-          f"mean {mean_chars:,.0f} characters; {os.cpu_count()} CPUs")
+    print(
+        f"{len(instances):,} encounters ({len(train):,} train, {len(test):,} test), "
+        f"mean {mean_chars:,.0f} characters; {os.cpu_count()} CPUs"
+    )
     print(f"{'system':<18}{'fit s':>8}{'predict s':>11}{'total s':>9}{'CPU s':>8}{'load':>6}  target (wall)")
     for kind in args.systems:
         fit_s, predict_s, cpu_s = bench(kind, train, test)
@@ -88,8 +90,10 @@ def main() -> None:
         target = TARGETS.get(kind)
         verdict = "" if target is None else f"{'ok' if total < target else 'MISSED'} (<{target:.0f} s)"
         load = os.getloadavg()[0]
-        print(f"{kind:<18}{fit_s:>8.1f}{predict_s:>11.1f}{total:>9.1f}{cpu_s:>8.1f}{load:>6.1f}  {verdict}",
-              flush=True)
+        print(
+            f"{kind:<18}{fit_s:>8.1f}{predict_s:>11.1f}{total:>9.1f}{cpu_s:>8.1f}{load:>6.1f}  {verdict}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,21 @@ def write_dataset(directory: Path, instances: list[Instance]) -> Path:
     return directory
 
 
-FILLER = ["patient", "presents", "with", "complaint", "noted", "on", "exam", "vitals", "stable", "labs",
-          "pending", "reports", "history"]
+FILLER = [
+    "patient",
+    "presents",
+    "with",
+    "complaint",
+    "noted",
+    "on",
+    "exam",
+    "vitals",
+    "stable",
+    "labs",
+    "pending",
+    "reports",
+    "history",
+]
 
 
 def planted_encounters(n: int, split: str, seed: int, at_end: bool = False) -> list[Instance]:
@@ -59,8 +72,14 @@ def write_tiny_bert(folder: Path) -> Path:
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *FILLER, "zebrafinch"]
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
     transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
-    config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
-                                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
+    config = transformers.BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     transformers.set_seed(0)
     transformers.BertModel(config).save_pretrained(folder)
     return folder

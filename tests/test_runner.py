@@ -27,8 +27,13 @@ INTERRUPT = {"after": None}  # a process-wide switch, not an option, so a resume
 class Spy:
     name = "spy"
 
-    def __init__(self, *, extra: str | None = None, duplicate: bool = False,
-                 allow_hosts: list[AllowedHost] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        extra: str | None = None,
+        duplicate: bool = False,
+        allow_hosts: list[AllowedHost] | None = None,
+    ) -> None:
         self.duplicate = duplicate
         SEEN["allow_hosts"] = allow_hosts
         self.fit_summary = {"fitted_on": None}
@@ -66,7 +71,10 @@ def test_fit_sees_train_with_labels_and_predict_sees_test_without(dataset: Path,
     assert (summary.total, summary.resumed, summary.predicted) == (5, 0, 5)
     manifest = read_manifest(tmp_path / "out")
     assert manifest["outputs"] == {
-        "complete": True, "predictions": 5, "parse_errors": 0, "fit": {"fitted_on": 3}
+        "complete": True,
+        "predictions": 5,
+        "parse_errors": 0,
+        "fit": {"fitted_on": 3},
     }
 
 
@@ -117,8 +125,9 @@ def test_predictions_without_a_manifest_are_not_appended_to(dataset: Path, tmp_p
 
 def test_a_system_answering_twice_is_stopped(dataset: Path, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="'te0' twice"):
-        run_predictions(dataset, SystemChoice("spy", "test-spy", {"duplicate": True}), tmp_path / "o",
-                        show_progress=False)
+        run_predictions(
+            dataset, SystemChoice("spy", "test-spy", {"duplicate": True}), tmp_path / "o", show_progress=False
+        )
 
 
 def test_an_id_in_both_splits_and_an_empty_split_are_refused(tmp_path: Path) -> None:
@@ -133,8 +142,9 @@ def test_an_id_in_both_splits_and_an_empty_split_are_refused(tmp_path: Path) -> 
 
 def test_unknown_option_names_the_system_and_its_options(dataset: Path, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="kind frequency") as e:
-        run_predictions(dataset, SystemChoice("f", "frequency", {"top": 3}), tmp_path / "o",
-                        show_progress=False)
+        run_predictions(
+            dataset, SystemChoice("f", "frequency", {"top": 3}), tmp_path / "o", show_progress=False
+        )
     assert "options of frequency: k" in str(e.value)
 
 
@@ -147,8 +157,9 @@ def test_config_file_names_systems_and_passes_allow_hosts(dataset: Path, tmp_pat
     config = load_config(cfg)
     assert config.choose("top1") == SystemChoice("top1", "frequency", {"k": 1})
     assert config.choose("knn-bm25") == SystemChoice("knn-bm25", "knn-bm25")  # a kind, default options
-    run_predictions(dataset, config.choose("watched"), tmp_path / "o", allow_hosts=config.allow_hosts,
-                    show_progress=False)
+    run_predictions(
+        dataset, config.choose("watched"), tmp_path / "o", allow_hosts=config.allow_hosts, show_progress=False
+    )
     assert SEEN["allow_hosts"] == [AllowedHost("api.example.org", "zero retention")]
     assert read_manifest(tmp_path / "o")["inputs"]["allow_hosts"] == [
         {"host": "api.example.org", "attestation": "zero retention"}
@@ -175,13 +186,30 @@ def test_bad_config_files_are_usage_errors(tmp_path: Path, text: str, message: s
 
 def test_cli_predicts_and_reports_a_bad_system_without_a_traceback(dataset: Path, tmp_path: Path) -> None:
     admitdx = [sys.executable, "-c", "from admitdx.cli import main; main()"]
-    ok = subprocess.run([*admitdx, "predict", "--dataset", str(dataset), "--system", "frequency",
-                         "--out", str(tmp_path / "f")], capture_output=True, text=True, check=False)
+    ok = subprocess.run(
+        [
+            *admitdx,
+            "predict",
+            "--dataset",
+            str(dataset),
+            "--system",
+            "frequency",
+            "--out",
+            str(tmp_path / "f"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ok.returncode == 0, ok.stderr
     assert "5 predicted now, 0 earlier, 5 in all" in ok.stderr
     assert [p.items[0].text for p in load_predictions(tmp_path / "f")] == ["train label 0"] * 5
-    bad = subprocess.run([*admitdx, "predict", "--dataset", str(dataset), "--system", "nope",
-                          "--out", str(tmp_path / "g")], capture_output=True, text=True, check=False)
+    bad = subprocess.run(
+        [*admitdx, "predict", "--dataset", str(dataset), "--system", "nope", "--out", str(tmp_path / "g")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert bad.returncode == 2
     assert "no system named 'nope'" in bad.stderr and "Traceback" not in bad.stderr
     listing = subprocess.run([*admitdx, "systems"], capture_output=True, text=True, check=True)

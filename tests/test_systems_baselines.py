@@ -12,8 +12,9 @@ from systems_data import instance
 
 TRAIN = [
     instance("t1", "train", "crushing chest pain radiating to jaw, ST elevation", ["NSTEMI", "Hypertension"]),
-    instance("t2", "train", "fever and productive cough, crackles at right base",
-             ["Pneumonia", "Hypertension"]),
+    instance(
+        "t2", "train", "fever and productive cough, crackles at right base", ["Pneumonia", "Hypertension"]
+    ),
     instance("t3", "train", "fall from standing, hip pain, shortened leg", ["Hip fracture", "Fall"]),
     instance("t4", "train", "dysuria and fever, flank pain", ["Urinary tract infection", "hypertension"]),
     instance("t5", "train", "fever, cough and hypoxia", ["Pneumonia", "Hypoxemia", "Pneumonia"]),
@@ -51,13 +52,15 @@ def test_knn_on_a_duplicated_training_instance_returns_its_labels(kind: str, tmp
 
 def test_majority_vote_ranks_by_votes_then_by_nearer_neighbour() -> None:
     system = create("knn-vote")
-    system.fit([
-        instance("a", "train", "alpha", ["A", "B"]),
-        instance("b", "train", "bravo", ["B", "C"]),
-        instance("c", "train", "charlie", ["C"]),
-        instance("d", "train", "delta", ["D"]),
-        instance("e", "train", "echo", ["A"]),
-    ])
+    system.fit(
+        [
+            instance("a", "train", "alpha", ["A", "B"]),
+            instance("b", "train", "bravo", ["B", "C"]),
+            instance("c", "train", "charlie", ["C"]),
+            instance("d", "train", "delta", ["D"]),
+            instance("e", "train", "echo", ["A"]),
+        ]
+    )
     hits = [Hit(0, 9.0), Hit(1, 8.0), Hit(2, 7.0), Hit(3, 6.0), Hit(4, 5.0)]
     items = system.vote(hits)
     # A, B, C have 2 votes each: A and B first appear in the nearest neighbour (A before B there),

@@ -28,8 +28,10 @@ def planted_separation(system, held_out) -> float:
     rankings = {p.instance_id: dict(json.loads(p.raw)["ranking"]) for p in system.predict(held_out)}
     scores = {iid: ranking["Planted disease"] for iid, ranking in rankings.items()}
     carrying = [any(r.text == "Planted disease" for r in i.references) for i in held_out]
-    return float(np.mean([scores[i.id] for i, c in zip(held_out, carrying, strict=True) if c])
-                 - np.mean([scores[i.id] for i, c in zip(held_out, carrying, strict=True) if not c]))
+    return float(
+        np.mean([scores[i.id] for i, c in zip(held_out, carrying, strict=True) if c])
+        - np.mean([scores[i.id] for i, c in zip(held_out, carrying, strict=True) if not c])
+    )
 
 
 def recall_of_planted(system, held_out) -> float:

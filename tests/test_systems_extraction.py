@@ -31,10 +31,12 @@ def test_longest_title_wins_and_qualifiers_are_not_needed_in_the_text() -> None:
     # "aspiration pneumonia" swallows "pneumonia"; "hypertension" alone is not a title, but
     # "essential hypertension" is the training title without its parenthesis.
     assert extract("CXR: aspiration pneumonia. PMH essential hypertension") == [
-        "Aspiration pneumonia", "Essential (primary) hypertension"
+        "Aspiration pneumonia",
+        "Essential (primary) hypertension",
     ]
     assert extract("CXR c/w pneumonia; sepsis") == [
-        "PNEUMONIA,ORGANISM UNSPECIFIED", "Sepsis, unspecified organism"
+        "PNEUMONIA,ORGANISM UNSPECIFIED",
+        "Sepsis, unspecified organism",
     ]
 
 

@@ -19,8 +19,10 @@ def dataset(folder: Path, test_labels: list[str]) -> Path:
     train = planted_encounters(120, "train", seed=1)
     # Every test encounter writes the leak title in its text and (in one version) carries it: a
     # system that counted, indexed, trained on or read test labels would name it somewhere.
-    test = [instance(f"x{i}", "test", f"{t.text} leaked label", [], subject_id=99_000 + i)
-            for i, t in enumerate(planted_encounters(30, "test", seed=2))]
+    test = [
+        instance(f"x{i}", "test", f"{t.text} leaked label", [], subject_id=99_000 + i)
+        for i, t in enumerate(planted_encounters(30, "test", seed=2))
+    ]
     test = [t.__class__(**{**t.__dict__, "references": [Reference(x) for x in test_labels]}) for t in test]
     return write_dataset(folder, train + test)
 
@@ -45,12 +47,16 @@ CHOICES = [
 
 
 @pytest.mark.parametrize("choice", CHOICES, ids=lambda c: c.name)
-def test_predictions_do_not_depend_on_test_labels(choice: SystemChoice, tmp_path: Path, monkeypatch,
-                                                   request: pytest.FixtureRequest) -> None:
+def test_predictions_do_not_depend_on_test_labels(
+    choice: SystemChoice, tmp_path: Path, monkeypatch, request: pytest.FixtureRequest
+) -> None:
     monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
     if choice.kind == "encoder":
-        choice = SystemChoice(choice.name, choice.kind,
-                              {**choice.options, "model_dir": str(request.getfixturevalue("tiny_bert"))})
+        choice = SystemChoice(
+            choice.name,
+            choice.kind,
+            {**choice.options, "model_dir": str(request.getfixturevalue("tiny_bert"))},
+        )
     outputs = []
     for version, labels in (("leaky", [LEAK] * 3), ("other", ["Something else"])):
         data = dataset(tmp_path / version, labels)

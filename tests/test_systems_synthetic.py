@@ -16,8 +16,9 @@ from admitdx.systems.runner import run_predictions
 
 
 @pytest.mark.parametrize("kind", ["frequency", "knn-bm25", "knn-vote", "tfidf"])
-def test_each_baseline_predicts_every_test_encounter(kind: str, synthetic_dataset: Path,
-                                                     tmp_path: Path) -> None:
+def test_each_baseline_predicts_every_test_encounter(
+    kind: str, synthetic_dataset: Path, tmp_path: Path
+) -> None:
     out = tmp_path / kind
     summary = run_predictions(synthetic_dataset, SystemChoice(kind, kind), out, show_progress=False)
     test_ids = [i.id for i in load_instances(synthetic_dataset, split="test")]
@@ -31,8 +32,10 @@ def test_extraction_recovers_explicit_labels_and_almost_no_implicit_ones(synthet
     instances = load_instances(synthetic_dataset)
     system = create("extraction")
     system.fit([i for i in instances if i.split == "train"])
-    named = {p.instance_id: {label_key(item.text) for item in p.items}
-             for p in system.predict([dataclasses.replace(i, references=[]) for i in instances])}
+    named = {
+        p.instance_id: {label_key(item.text) for item in p.items}
+        for p in system.predict([dataclasses.replace(i, references=[]) for i in instances])
+    }
     found: dict[bool, list[bool]] = {True: [], False: []}
     for inst in instances:
         for ref in inst.references:

@@ -45,8 +45,9 @@ def test_threshold_mode_names_the_planted_title_only_where_its_word_is() -> None
 
 
 def test_rare_titles_are_set_aside_and_counted() -> None:
-    train = [instance(f"r{i}", "train", "fever cough", ["Common"] + (["Rare"] if i < 2 else []))
-             for i in range(10)]
+    train = [
+        instance(f"r{i}", "train", "fever cough", ["Common"] + (["Rare"] if i < 2 else [])) for i in range(10)
+    ]
     space = LabelSpace.from_instances(train, min_label_count=3)
     assert space.titles == ["Common"]
     # 12 label occurrences, the 2 of "Rare" set aside
@@ -59,8 +60,10 @@ def test_rare_titles_are_set_aside_and_counted() -> None:
 
 
 def test_a_single_learnable_title_is_scored_by_its_own_model() -> None:
-    train = [instance(f"s{i}", "train", "fever cough" if i < 6 else "ankle sprain", ["Flu"] if i < 6 else [])
-             for i in range(12)]
+    train = [
+        instance(f"s{i}", "train", "fever cough" if i < 6 else "ankle sprain", ["Flu"] if i < 6 else [])
+        for i in range(12)
+    ]
     system = create("tfidf", min_df=1)
     system.fit(train)
     flu, ankle = system.predict([instance("a", "test", "fever", []), instance("b", "test", "sprain", [])])

@@ -80,8 +80,10 @@ def _resolve_precision(precision: str, device: str) -> str:
 
     # torch has no public test for native bfloat16 CPU instructions; these private ones are stable
     # since torch 2.1 and a missing one only means float32.
-    fast = any(getattr(torch.cpu, name, lambda: False)()
-               for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    fast = any(
+        getattr(torch.cpu, name, lambda: False)()
+        for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    )
     return "bfloat16" if fast else "float32"
 
 
@@ -151,8 +153,9 @@ class Embedder:
         self.device = device
         self.precision = _resolve_precision(precision, device)
         truncation = max_seq_length or "model"
-        self.model_id = (f"{name}@{_model_fingerprint(self.model_dir)}/max_seq_length={truncation}"
-                         f"/{self.precision}")
+        self.model_id = (
+            f"{name}@{_model_fingerprint(self.model_dir)}/max_seq_length={truncation}/{self.precision}"
+        )
         self._cache = EmbeddingCache((cache_dir or cache_root()) / "embeddings.sqlite") if cache else None
         self._model: Any = None
 
@@ -175,8 +178,9 @@ class Embedder:
         model = self._load()
         device_type = "cuda" if self.device.startswith("cuda") else "cpu"
         with torch.autocast(device_type, dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
-            vectors = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                   show_progress_bar=False)
+            vectors = model.encode(
+                texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+            )
         vectors = np.asarray(vectors, dtype=np.float32)
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 

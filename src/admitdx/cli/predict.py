@@ -36,11 +36,20 @@ def predict(
     run_config = load_config(config)
     console = Console(stderr=True)
     try:
-        summary = run_predictions(dataset, run_config.choose(system), out, allow_hosts=run_config.allow_hosts,
-                                  split=split, train_split=train_split, limit=limit)
+        summary = run_predictions(
+            dataset,
+            run_config.choose(system),
+            out,
+            allow_hosts=run_config.allow_hosts,
+            split=split,
+            train_split=train_split,
+            limit=limit,
+        )
     except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted[/]: finished predictions are kept in {out}; "
-                      "rerun the same command to predict the rest")
+        console.print(
+            f"[yellow]interrupted[/]: finished predictions are kept in {out}; "
+            "rerun the same command to predict the rest"
+        )
         raise typer.Exit(130) from None
     console.print(
         f"{summary.system}: {summary.predicted} predicted now, {summary.resumed} earlier, "

@@ -19,8 +19,9 @@ from admitdx.retrieval.base import Hit, check_corpus, top_k
 class BM25Retriever:
     kind = "bm25"
 
-    def __init__(self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene",
-                 stopwords: str | None = "english") -> None:
+    def __init__(
+        self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene", stopwords: str | None = "english"
+    ) -> None:
         self.k1, self.b, self.method, self.stopwords = k1, b, method, stopwords
         self._index: bm25s.BM25 | None = None
         self._size = 0

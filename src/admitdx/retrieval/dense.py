@@ -16,8 +16,9 @@ from admitdx.retrieval.base import Hit, check_corpus, top_k
 class DenseRetriever:
     kind = "dense"
 
-    def __init__(self, *, model: str | Path | None = None, embedder: Embedder | None = None,
-                 batch_size: int = 64) -> None:
+    def __init__(
+        self, *, model: str | Path | None = None, embedder: Embedder | None = None, batch_size: int = 64
+    ) -> None:
         self.embedder = embedder or Embedder(model, batch_size=batch_size)
         self._matrix: np.ndarray | None = None
 

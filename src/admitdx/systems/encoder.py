@@ -64,8 +64,14 @@ class EncoderClassifier:
         self.min_label_count, self.validation_fraction = min_label_count, validation_fraction
         self.pooling, self.device = pooling, device
         self.window_options = {"max_length": max_length, "max_chunks": max_chunks, "stride": stride}
-        self.training_options = {"epochs": epochs, "batch_size": batch_size, "learning_rate": learning_rate,
-                                 "weight_decay": weight_decay, "warmup_ratio": warmup_ratio, "seed": seed}
+        self.training_options = {
+            "epochs": epochs,
+            "batch_size": batch_size,
+            "learning_rate": learning_rate,
+            "weight_decay": weight_decay,
+            "warmup_ratio": warmup_ratio,
+            "seed": seed,
+        }
         self.head: Any = None
         self.fit_summary: dict[str, Any] = {}
 
@@ -73,23 +79,36 @@ class EncoderClassifier:
         try:
             from admitdx.systems.encoder_model import EncoderHead, Training, Windows
         except ImportError as e:
-            raise UsageError("the encoder system needs torch and transformers",
-                             hint="pip install 'admitdx[encoder]'") from e
+            raise UsageError(
+                "the encoder system needs torch and transformers", hint="pip install 'admitdx[encoder]'"
+            ) from e
         fit_set, validation = train, []
         seed = self.training_options["seed"]
         if self.emission.emit == "threshold":
             fit_set, validation = carve_validation(train, self.validation_fraction, seed)
         labels = LabelSpace.from_instances(fit_set, self.min_label_count)
-        self.head = EncoderHead(self.model_dir, len(labels.keys), pooling=self.pooling,
-                                windows=Windows(**self.window_options), device=self.device, seed=seed)
-        losses = self.head.fit([i.text for i in fit_set], labels.indicator(fit_set),
-                               Training(**self.training_options))
+        self.head = EncoderHead(
+            self.model_dir,
+            len(labels.keys),
+            pooling=self.pooling,
+            windows=Windows(**self.window_options),
+            device=self.device,
+            seed=seed,
+        )
+        losses = self.head.fit(
+            [i.text for i in fit_set], labels.indicator(fit_set), Training(**self.training_options)
+        )
         self.emission.titles = labels.titles
         if validation:
             scores = self.head.scores([i.text for i in validation], self.training_options["batch_size"])
             self.emission.thresholds = tune_thresholds(scores, labels.indicator(validation))
-        self.fit_summary = {**labels.summary, "fitted_on": len(fit_set), "validation": len(validation),
-                            "epoch_losses": [round(x, 6) for x in losses], "device": str(self.head.device)}
+        self.fit_summary = {
+            **labels.summary,
+            "fitted_on": len(fit_set),
+            "validation": len(validation),
+            "epoch_losses": [round(x, 6) for x in losses],
+            "device": str(self.head.device),
+        }
 
     def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:
         stream = iter(instances)

@@ -48,8 +48,9 @@ class MultiLabelEncoder(nn.Module):
         self.head = nn.Linear(self.encoder.config.hidden_size, n_labels)
         self.pooling = pooling
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, owner: torch.Tensor,
-                n_texts: int) -> torch.Tensor:
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, owner: torch.Tensor, n_texts: int
+    ) -> torch.Tensor:
         """Logits per text: windows are encoded, pooled, scored, then max-pooled per owning text."""
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         if self.pooling == "mean":
@@ -58,8 +59,12 @@ class MultiLabelEncoder(nn.Module):
         else:
             pooled = hidden[:, 0]
         window_logits = self.head(pooled)
-        out = torch.full((n_texts, window_logits.shape[1]), float("-inf"), device=window_logits.device,
-                         dtype=window_logits.dtype)
+        out = torch.full(
+            (n_texts, window_logits.shape[1]),
+            float("-inf"),
+            device=window_logits.device,
+            dtype=window_logits.dtype,
+        )
         index = owner.unsqueeze(1).expand_as(window_logits)
         return out.scatter_reduce(0, index, window_logits, reduce="amax")
 
@@ -67,8 +72,9 @@ class MultiLabelEncoder(nn.Module):
 class EncoderHead:
     """Tokenizer + model + device, with fit and score over lists of texts."""
 
-    def __init__(self, model_dir: Path, n_labels: int, *, pooling: str, windows: Windows, device: str | None,
-                 seed: int):
+    def __init__(
+        self, model_dir: Path, n_labels: int, *, pooling: str, windows: Windows, device: str | None, seed: int
+    ):
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         torch.manual_seed(seed)  # the new head's initial weights: same seed, same model
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
@@ -78,9 +84,15 @@ class EncoderHead:
     def _batch(self, texts: Sequence[str]) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
         w = self.windows
         windowed = w.max_chunks > 1
-        enc = self.tokenizer(list(texts), truncation=True, max_length=w.max_length, padding=True,
-                             return_overflowing_tokens=windowed, stride=w.stride if windowed else 0,
-                             return_tensors="pt")
+        enc = self.tokenizer(
+            list(texts),
+            truncation=True,
+            max_length=w.max_length,
+            padding=True,
+            return_overflowing_tokens=windowed,
+            stride=w.stride if windowed else 0,
+            return_tensors="pt",
+        )
         owner = enc.pop("overflow_to_sample_mapping", torch.arange(len(texts)))
         keep = torch.ones_like(owner, dtype=torch.bool)
         seen: dict[int, int] = {}
@@ -95,8 +107,9 @@ class EncoderHead:
         random.seed(training.seed)
         torch.manual_seed(training.seed)
         steps = training.epochs * -(-len(texts) // training.batch_size)
-        optimizer = torch.optim.AdamW(self.model.parameters(), lr=training.learning_rate,
-                                      weight_decay=training.weight_decay)
+        optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=training.learning_rate, weight_decay=training.weight_decay
+        )
         warmup = int(training.warmup_ratio * steps)
         schedule = get_polynomial_decay_schedule_with_warmup(optimizer, warmup, steps)
         loss_fn = nn.BCEWithLogitsLoss()

@@ -44,12 +44,20 @@ class Extraction:
 
     name = "extraction"
 
-    def __init__(self, *, sources: Sequence[str] = SOURCES, sections: Sequence[str] | None = None,
-                 min_chars: int = 4, max_items: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        sources: Sequence[str] = SOURCES,
+        sections: Sequence[str] | None = None,
+        min_chars: int = 4,
+        max_items: int | None = None,
+    ) -> None:
         unknown = sorted(set(sources) - set(SOURCES))
         if unknown:
-            raise UsageError(f"unknown extraction source(s): {', '.join(unknown)}",
-                             hint=f"choose from: {', '.join(SOURCES)}")
+            raise UsageError(
+                f"unknown extraction source(s): {', '.join(unknown)}",
+                hint=f"choose from: {', '.join(SOURCES)}",
+            )
         self.sources = [s for s in SOURCES if s in sources]
         self.sections = list(sections) if sections else None
         self.min_chars = min_chars

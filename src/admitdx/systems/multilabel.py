@@ -81,8 +81,10 @@ def carve_validation(
     fit = [i for i in train if not held_out(i.subject_id)]
     val = [i for i in train if held_out(i.subject_id)]
     if not fit or not val:
-        raise UsageError(f"a {fraction:.0%} validation split of {len(train)} training instances leaves "
-                         "one side empty", hint="use emit=top_k, or change validation_fraction")
+        raise UsageError(
+            f"a {fraction:.0%} validation split of {len(train)} training instances leaves one side empty",
+            hint="use emit=top_k, or change validation_fraction",
+        )
     return fit, val
 
 

@@ -76,26 +76,35 @@ def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost]) -> System
         signature.bind(**options)
     except TypeError as e:  # an unknown option name in the config: say which system and where
         known = ", ".join(p for p in signature.parameters if p != "allow_hosts")
-        raise UsageError(f"system {choice.name!r} (kind {choice.kind}): {e}",
-                         hint=f"options of {choice.kind}: {known or 'none'}") from e
+        raise UsageError(
+            f"system {choice.name!r} (kind {choice.kind}): {e}",
+            hint=f"options of {choice.kind}: {known or 'none'}",
+        ) from e
     return factory(**options)
 
 
-def split_dataset(dataset_dir: Path, split: str, train_split: str,
-                  limit: int | None) -> tuple[list[Instance], list[Instance]]:
+def split_dataset(
+    dataset_dir: Path, split: str, train_split: str, limit: int | None
+) -> tuple[list[Instance], list[Instance]]:
     """(training instances with references, test instances with references removed)."""
     instances = load_instances(dataset_dir)
     test = [i for i in instances if i.split == split][:limit]
     train = [i for i in instances if i.split == train_split]
     if not test:
         present = ", ".join(sorted(Counter(i.split for i in instances))) or "none"
-        raise UsageError(f"{dataset_dir} has no instances in split {split!r} (splits present: {present})",
-                         hint="choose a split with --split")
+        raise UsageError(
+            f"{dataset_dir} has no instances in split {split!r} (splits present: {present})",
+            hint="choose a split with --split",
+        )
     shared = {i.id for i in train} & {i.id for i in test}
     if shared:
-        raise InputError(f"{len(shared)} instance id(s) are in both the {train_split!r} and {split!r} "
-                         f"splits, e.g. {sorted(shared)[0]}", table=INSTANCES_FILE, column="split",
-                         hint="rebuild the dataset: a test encounter must never be a training encounter")
+        raise InputError(
+            f"{len(shared)} instance id(s) are in both the {train_split!r} and {split!r} "
+            f"splits, e.g. {sorted(shared)[0]}",
+            table=INSTANCES_FILE,
+            column="split",
+            hint="rebuild the dataset: a test encounter must never be a training encounter",
+        )
     return train, [dataclasses.replace(i, references=[]) for i in test]
 
 
@@ -147,8 +156,10 @@ def run_predictions(
         inputs["system_inputs"] = system.manifest_inputs()
     path = out_dir / PREDICTIONS_FILE
     if not check_resumable(out_dir, inputs) and path.exists():
-        raise UsageError(f"{out_dir} holds predictions without a manifest: their inputs are unknown",
-                         hint="choose a new --out directory, or delete the old one to start over")
+        raise UsageError(
+            f"{out_dir} holds predictions without a manifest: their inputs are unknown",
+            hint="choose a new --out directory, or delete the old one to start over",
+        )
     done = _finished_ids(path)
     remaining = [i for i in test if i.id not in done]
     previous_fit = ((read_manifest(out_dir) or {}).get("outputs") or {}).get("fit")
@@ -160,10 +171,20 @@ def run_predictions(
             started = time.perf_counter()
             system.fit(train)
             fit_s = time.perf_counter() - started
-        console.print(f"fitted {choice.name} in {fit_s:.1f} s; predicting {len(remaining)} instances"
-                      + (f" ({len(done)} done earlier)" if done else ""))
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
-                   TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+        console.print(
+            f"fitted {choice.name} in {fit_s:.1f} s; predicting {len(remaining)} instances"
+            + (f" ({len(done)} done earlier)" if done else "")
+        )
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _RateColumn(),
+            TextColumn("elapsed"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+        )
         with Progress(*columns, console=console) as progress:
             task = progress.add_task(choice.name, total=len(remaining))
             for prediction in _checked(system.predict(remaining), {i.id for i in remaining}, choice.name):

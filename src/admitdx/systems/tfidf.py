@@ -67,8 +67,13 @@ class TfidfClassifier:
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
         self.min_label_count = min_label_count
         self.validation_fraction, self.seed = validation_fraction, seed
-        self.vectorizer = TfidfVectorizer(ngram_range=(1, ngram_max), min_df=min_df,
-                                          max_features=max_features, sublinear_tf=True, dtype=np.float64)
+        self.vectorizer = TfidfVectorizer(
+            ngram_range=(1, ngram_max),
+            min_df=min_df,
+            max_features=max_features,
+            sublinear_tf=True,
+            dtype=np.float64,
+        )
         self.C, self.n_jobs = C, n_jobs
         self.models: list[LogisticRegression | float] = []  # per title: a model, or a constant
         self.batch_size = batch_size
@@ -89,16 +94,22 @@ class TfidfClassifier:
         if validation:
             scores = self._scores(validation)
             self.emission.thresholds = tune_thresholds(scores, labels.indicator(validation))
-        self.fit_summary = {**labels.summary, "fitted_on": len(fit_set), "validation": len(validation),
-                            "vocabulary": len(self.vectorizer.vocabulary_)}
+        self.fit_summary = {
+            **labels.summary,
+            "fitted_on": len(fit_set),
+            "validation": len(validation),
+            "vocabulary": len(self.vectorizer.vocabulary_),
+        }
 
     def _scores(self, instances: list[Instance]) -> np.ndarray:
         """(n × labels) probability of each title."""
         features = self.vectorizer.transform([i.text for i in instances])
-        return np.column_stack([
-            np.full(len(instances), m) if isinstance(m, float) else m.predict_proba(features)[:, 1]
-            for m in self.models
-        ])
+        return np.column_stack(
+            [
+                np.full(len(instances), m) if isinstance(m, float) else m.predict_proba(features)[:, 1]
+                for m in self.models
+            ]
+        )
 
     def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:
         stream = iter(instances)
