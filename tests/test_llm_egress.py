@@ -58,3 +58,17 @@ def test_client_and_llm_system_refuse_before_any_call(tmp_path) -> None:
     allowed = [AllowedHost("api.example.org", "Azure deployment, human review disabled")]
     client = LLMClient(config, allow_hosts=allowed)
     assert client.egress["attestation"] == "Azure deployment, human review disabled"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "recorded"),
+    [
+        ("http://127.0.0.1:41234/v1", "http://127.0.0.1/v1"),
+        ("http://localhost:8080/v1", "http://localhost/v1"),
+        ("http://[::1]:9000/v1", "http://[::1]/v1"),
+        ("https://api.example.org:8443/v1", "https://api.example.org:8443/v1"),
+    ],
+)
+def test_identity_drops_only_a_loopback_port(base_url: str, recorded: str) -> None:
+    """The embedded server takes a new free port each start; a resumed run must not look stale."""
+    assert LLMConfig(base_url=base_url).identity()["base_url"] == recorded

@@ -16,8 +16,10 @@ import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from admitdx.errors import UsageError
+from admitdx.llm.egress import is_loopback
 
 StructuredDialect = Literal["auto", "json_schema", "json_object", "none"]
 
@@ -112,9 +114,18 @@ class LLMConfig:
         return params
 
     def identity(self) -> dict[str, Any]:
-        """What the manifest records about the model (never the API key)."""
+        """What the manifest records about the model (never the API key).
+
+        A loopback endpoint is recorded without its port: the embedded server takes a free port at
+        every start, and a resumed audit or prediction run must not look stale because of it. The
+        model and its revision say which weights answered.
+        """
+        url = urlsplit(self.base_url)
+        host = url.hostname or ""
+        if is_loopback(host):
+            url = url._replace(netloc=f"[{host}]" if ":" in host else host)
         return {
-            "base_url": self.base_url,
+            "base_url": url.geturl(),
             "model": self.model,
             "model_revision": self.model_revision,
             "structured": self.structured,

@@ -121,8 +121,6 @@ class LLMPredictor:
     def manifest_inputs(self) -> dict[str, Any]:
         """Prompt hash, model identity and egress decision: a change refuses to resume."""
         identity = self.client.config.identity()
-        if self.local is not None:  # the port changes every start; the weights are what matter
-            identity["base_url"] = LOCAL
         return {"prompt": self.template.identity(), "llm": identity, "egress": self.client.egress}
 
     # ------------------------------------------------------------------ fit
