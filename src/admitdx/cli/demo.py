@@ -1,9 +1,51 @@
-"""Command-line verbs of this area (filled in by the area's owner)."""
+"""``admitdx demo``: the whole pipeline on synthetic data, no arguments needed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from admitdx.demo import DemoParams, run_demo
+
+_defaults = DemoParams()
+
+
+def demo(
+    out: Annotated[
+        Path, typer.Option("--out", help="Where every stage writes its directory.")
+    ] = _defaults.out,
+    patients: Annotated[
+        int, typer.Option("--patients", min=50, help="Synthetic patients.")
+    ] = _defaults.patients,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the data, split and bootstrap.")
+    ] = _defaults.seed,
+    test_fraction: Annotated[
+        float,
+        typer.Option("--test-fraction", min=0.001, max=0.5, help="Share of patients in the test split."),
+    ] = _defaults.test_fraction,
+    llm: Annotated[
+        bool, typer.Option("--llm/--no-llm", help="Run the local SmolLM2 steps (needs admitdx[local]).")
+    ] = True,
+) -> None:
+    """Generate a synthetic MIMIC-IV, build EarlyDx, audit, run five systems, match, score and report.
+
+    Resumable: rerun after Ctrl-C and finished stages are reused. The local SmolLM2-135M model
+    proves the LLM path end to end; it has no clinical skill.
+
+    Example: admitdx demo --out admitdx-demo
+    """
+    params = DemoParams(out=out, patients=patients, seed=seed, test_fraction=test_fraction, use_llm=llm)
+    console = Console(stderr=True)
+    try:
+        run_demo(params, console)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: rerun `admitdx demo` with the same options to continue")
+        raise typer.Exit(130) from None
 
 
 def register(app: typer.Typer) -> None:
-    """Add this area's verbs to the root app."""
+    app.command("demo")(demo)

@@ -1,0 +1,3 @@
+from admitdx.cli import main
+
+main()
