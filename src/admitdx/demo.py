@@ -78,8 +78,12 @@ def run_demo(params: DemoParams, console: Console) -> Path:
             "base_url": "local", "prompt": "zero-shot", "max_input_chars": params.llm_max_input_chars,
         }))  # fmt: skip
     else:
-        console.print("[yellow]   llama-cpp-python is not installed: skipping the local LLM steps "
-                      "(pip install 'admitdx[local]' to include them)[/]")  # fmt: skip
+        why = (
+            "--no-llm"
+            if not params.use_llm
+            else "llama-cpp-python is not installed: pip install 'admitdx\\[local]'"
+        )
+        console.print(f"[yellow]   skipping the local LLM steps ({why})[/]")
     prediction_dirs = []
     for choice in choices:
         with _step(console, f"predict: {choice.name}"):
