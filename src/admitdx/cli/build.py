@@ -9,18 +9,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
     TaskID,
-    TextColumn,
-    TimeRemainingColumn,
 )
-from rich.text import Text
 
 from admitdx.errors import UsageError
+from admitdx.progress import progress_bar
 from admitdx.tasks.earlydx.params import DEMO_CC_ONLY, DROPPABLE, PAPER_TEST_FRACTION, EarlyDxParams
 
 build_app = typer.Typer(
@@ -99,7 +92,7 @@ def earlydx(
     )
     console = Console(stderr=True)
     try:
-        with _progress(console) as bar:
+        with progress_bar(console) as bar:
             tasks: dict[str, TaskID] = {}
 
             def report(stage: str, done: int, total: int) -> None:
@@ -171,25 +164,6 @@ def sft(
     )
     for split, c in counts.items():
         typer.echo(f"{split}: {c['examples']} examples → {out / f'{split}.jsonl'}")
-
-
-class _Rate(ProgressColumn):
-    """Items per second, once rich has measured a rate."""
-
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:,.0f}/s" if task.speed else "")
-
-
-def _progress(console: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _Rate(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=False,
-    )
 
 
 def register(app: typer.Typer) -> None:

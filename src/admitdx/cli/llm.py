@@ -11,23 +11,13 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from admitdx.auditing import RuleAuditor, audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
 from admitdx.llm.local_server import LocalServer
 from admitdx.llm.named import open_named_client, parse_settings
+from admitdx.progress import progress_bar
 
 _console = Console(stderr=True)
 ConfigOption = Annotated[
@@ -41,17 +31,10 @@ SetOption = Annotated[
 ]
 
 
-class _Rate(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
-
-
 @contextmanager
 def _progress(what: str) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar (count, rate, time left); Ctrl-C keeps finished work and says how to resume."""
-    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(),
-               TextColumn("left"), TimeRemainingColumn())  # fmt: skip
-    with Progress(*columns, console=_console) as progress:
+    with progress_bar(_console) as progress:
         task = progress.add_task(what, total=None)
 
         def update(done: int, total: int) -> None:

@@ -8,27 +8,13 @@ from typing import Annotated, Any
 import typer
 import yaml
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
-from rich.text import Text
 
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
 from admitdx.matching.agreement import export_review_sample, write_agreement
 from admitdx.matching.runner import build_tasks, run_matcher
-
-
-class _Rate(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
+from admitdx.progress import progress_bar
 
 
 def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
@@ -78,15 +64,8 @@ def match(
     """
     console = Console(stderr=True)
     m = create_matcher(matcher, **_params(config, param or []))
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _Rate(),
-        TimeRemainingColumn(),
-    )
     try:
-        with Progress(*columns, console=console, transient=True) as progress:
+        with progress_bar(console, transient=True) as progress:
             bar = progress.add_task(f"matching ({m.name})", total=None)
             run = run_matcher(
                 m,

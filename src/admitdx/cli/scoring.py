@@ -7,27 +7,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from admitdx.metrics import bootstrap, clinibench, subgroups
+from admitdx.progress import progress_bar
 from admitdx.report.html import write_report
 from admitdx.report.scoring import RESULTS_FILE, ScoreParams, score_run
-
-
-class _RateColumn(ProgressColumn):
-    """Encounters scored per second."""
-
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:,.0f}/s" if task.speed else "–/s", style="progress.data.speed")
 
 
 def score(
@@ -96,17 +80,9 @@ def score(
         baseline=baseline,
     )
     console = Console(stderr=True)
-    columns = (
-        TextColumn("scoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("encounters"),
-        _RateColumn(),
-        TimeRemainingColumn(),
-    )
     try:
-        with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task("score", total=None)
+        with progress_bar(console, transient=True) as progress:
+            task = progress.add_task("scoring encounters", total=None)
 
             def advance(done: int, total: int) -> None:
                 progress.update(task, advance=done, **({"total": total} if total else {}))

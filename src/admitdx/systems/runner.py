@@ -30,22 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Prediction, load_instances
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl
 from admitdx.llm.egress import AllowedHost
+from admitdx.progress import progress_bar
 from admitdx.runs import check_resumable, read_manifest, sha256_file, write_manifest
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
@@ -59,11 +49,6 @@ class RunSummary:
     resumed: int  # already predicted by an earlier run
     predicted: int  # predicted by this run
     parse_errors: int  # in the whole predictions file
-
-
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
 
 
 def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost]) -> System:
@@ -175,17 +160,7 @@ def run_predictions(
             f"fitted {choice.name} in {fit_s:.1f} s; predicting {len(remaining)} instances"
             + (f" ({len(done)} done earlier)" if done else "")
         )
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            _RateColumn(),
-            TextColumn("elapsed"),
-            TimeElapsedColumn(),
-            TextColumn("left"),
-            TimeRemainingColumn(),
-        )
-        with Progress(*columns, console=console) as progress:
+        with progress_bar(console) as progress:
             task = progress.add_task(choice.name, total=len(remaining))
             for prediction in _checked(system.predict(remaining), {i.id for i in remaining}, choice.name):
                 append_jsonl(path, prediction.to_dict())

@@ -24,6 +24,7 @@ from admitdx.sources.synthetic.evidence_history import place_prior_history
 from admitdx.sources.synthetic.patient import Patient, PriorEdStay, minutes
 from admitdx.sources.synthetic.scenarios import GENERIC_CODES, Dx, Scenario
 from admitdx.sources.synthetic.triage import write_triage_and_vitals
+from admitdx.sources.synthetic.truth import SECTIONS
 from admitdx.sources.synthetic.vocab import CBC, CHEM
 from admitdx.sources.synthetic.workup import LabPanel, draw_labs, write_ecg, write_echo, write_radiology
 
@@ -127,23 +128,7 @@ def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> date
             "arrival_transport": arrival,
             "disposition": disposition,
             "icd_version": version,
-            "sections_at_t0": [
-                s
-                for s in (
-                    "chief_complaint",
-                    "triage",
-                    "ed_vitals",
-                    "medrecon",
-                    "omr",
-                    "labs_ed",
-                    "labs_admission",
-                    "ecg",
-                    "echo",
-                    "radiology",
-                    "prior_history",
-                )
-                if s in sections
-            ],
+            "sections_at_t0": [s for s in SECTIONS if s in sections],
             "conditions": [c.to_truth(seq) for seq, c in enumerate(conds, 1)],
         }
     )
