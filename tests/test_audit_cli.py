@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from admitdx.cli.options import parse_key_values
 from admitdx.contracts import INSTANCES_FILE, Instance, Reference
 from admitdx.errors import UsageError
 from admitdx.jsonl import write_jsonl
-from admitdx.llm.named import parse_settings
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -72,11 +72,11 @@ def test_errors_say_what_to_do(dataset: Path, tmp_path: Path) -> None:
 
 
 def test_set_overrides_the_config_and_is_typed(dataset: Path, tmp_path: Path) -> None:
-    assert parse_settings(["temperature=0.2", "model=qwen", "seed=", "cache_only=true"]) == {
+    assert parse_key_values(["temperature=0.2", "model=qwen", "seed=", "cache_only=true"]) == {
         "temperature": 0.2, "model": "qwen", "seed": None, "cache_only": True,
     }  # fmt: skip
     with pytest.raises(UsageError, match="KEY=VALUE"):
-        parse_settings(["temperature"])
+        parse_key_values(["temperature"])
     config = tmp_path / "run.yaml"
     config.write_text("systems:\n  mine: {kind: llm, base_url: 'http://127.0.0.1:9/v1', prompt: cot}\n")
     elsewhere = "base_url=https://elsewhere.example.org/v1"

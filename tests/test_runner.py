@@ -214,3 +214,19 @@ def test_cli_predicts_and_reports_a_bad_system_without_a_traceback(dataset: Path
     assert "no system named 'nope'" in bad.stderr and "Traceback" not in bad.stderr
     listing = subprocess.run([*admitdx, "systems"], capture_output=True, text=True, check=True)
     assert "knn-vote" in listing.stdout and "frequency prior" in listing.stdout
+
+
+def test_cli_set_overrides_system_options_without_a_config(dataset: Path, tmp_path: Path) -> None:
+    """`--set k=1` reaches the frequency prior: one item instead of its default three."""
+    admitdx = [sys.executable, "-c", "from admitdx.cli import main; main()"]
+    args = ["predict", "--dataset", str(dataset), "--system", "frequency", "--out"]
+    default = subprocess.run([*admitdx, *args, str(tmp_path / "k3")], capture_output=True, text=True)
+    one = subprocess.run(
+        [*admitdx, *args, str(tmp_path / "k1"), "--set", "k=1"], capture_output=True, text=True
+    )
+    assert default.returncode == 0 and one.returncode == 0, one.stderr
+    assert {len(p.items) for p in load_predictions(tmp_path / "k3")} == {3}
+    assert {len(p.items) for p in load_predictions(tmp_path / "k1")} == {1}
+    assert read_manifest(tmp_path / "k1")["inputs"]["system"]["options"] == {"k": 1}
+    bad = subprocess.run([*admitdx, *args, str(tmp_path / "x"), "--set", "k"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--set 'k' is not KEY=VALUE" in bad.stderr

@@ -15,8 +15,9 @@ from rich.console import Console
 from admitdx.auditing import RuleAuditor, audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
+from admitdx.cli.options import parse_key_values
 from admitdx.llm.local_server import LocalServer
-from admitdx.llm.named import open_named_client, parse_settings
+from admitdx.llm.named import open_named_client
 from admitdx.progress import progress_bar
 
 _console = Console(stderr=True)
@@ -105,7 +106,7 @@ def audit(
         if system == "rules":
             outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
         else:
-            with open_named_client(system, config, settings=parse_settings(set_)) as client:
+            with open_named_client(system, config, settings=parse_key_values(set_)) as client:
                 outputs = audit_dataset(
                     dataset, out, LLMAuditor(client), truth_root=truth, on_progress=update
                 )
@@ -140,7 +141,7 @@ def rationale(
     with (
         _progress("rationale") as update,
         open_named_client(
-            system, config, defaults={"temperature": TEACHER_TEMPERATURE}, settings=parse_settings(set_)
+            system, config, defaults={"temperature": TEACHER_TEMPERATURE}, settings=parse_key_values(set_)
         ) as client,
     ):
         outputs = write_rationales(dataset, out, client, splits=splits, on_progress=update)

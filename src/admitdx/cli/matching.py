@@ -10,6 +10,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
 from admitdx.matching.agreement import export_review_sample, write_agreement
@@ -29,11 +30,7 @@ def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
                 f"{config} must hold a mapping of matcher parameters", hint="e.g. `threshold: 0.6`"
             )
         params.update(loaded)
-    for item in pairs:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--param {item!r} is not KEY=VALUE", hint="e.g. --param threshold=0.6")
-        params[key.strip()] = yaml.safe_load(value)
+    params.update(parse_key_values(pairs, "--param"))
     return params
 
 

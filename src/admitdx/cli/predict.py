@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -9,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from admitdx.cli.options import parse_key_values
 from admitdx.systems import registered
 from admitdx.systems.config import load_config
 from admitdx.systems.runner import run_predictions
@@ -24,21 +26,29 @@ def predict(
     split: Annotated[str, typer.Option("--split", help="Split to predict.")] = "test",
     train_split: Annotated[str, typer.Option("--train-split", help="Split to learn from.")] = "train",
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Predict only the first N.")] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="System option KEY=VALUE over --config's (repeatable), e.g. --set k=5."),
+    ] = None,
 ) -> None:
     """Predict diagnoses for every instance of a split, appending to OUT/predictions.jsonl.
 
     The system learns from the training split only; test references are removed before it sees them.
 
     Ctrl-C keeps every finished prediction: rerun the same command to continue.
+    Options come from the --config entry, then --set on top, so an LLM needs no file:
+    `--system llm --set base_url=local --set prompt=cot`.
 
     Example: admitdx predict --dataset runs/earlydx --system knn-bm25 --out runs/pred/knn-bm25
     """
     run_config = load_config(config)
+    choice = run_config.choose(system)
+    choice = dataclasses.replace(choice, options={**choice.options, **parse_key_values(set_)})
     console = Console(stderr=True)
     try:
         summary = run_predictions(
             dataset,
-            run_config.choose(system),
+            choice,
             out,
             allow_hosts=run_config.allow_hosts,
             split=split,

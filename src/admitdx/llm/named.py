@@ -16,8 +16,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from admitdx.errors import UsageError
 from admitdx.llm.client import LLMClient
 from admitdx.llm.config import LLMConfig
@@ -31,19 +29,6 @@ def _predictor_only_options() -> set[str]:
 
     params = inspect.signature(LLMPredictor.__init__).parameters
     return {p for p in params if p not in ("self", "allow_hosts", "llm_options")}
-
-
-def parse_settings(items: list[str] | None) -> dict[str, Any]:
-    """``["temperature=0.2", "model=m"]`` → ``{"temperature": 0.2, "model": "m"}`` (values read as YAML)."""
-    settings: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(
-                f"--set {item!r} is not KEY=VALUE", hint="e.g. --set temperature=0 --set concurrency=4"
-            )
-        settings[key.strip()] = yaml.safe_load(value) if value.strip() else None
-    return settings
 
 
 @contextmanager
