@@ -19,7 +19,6 @@ from admitdx.sources.synthetic.naming import names
 from admitdx.sources.synthetic.scenarios.base import Dx
 
 # Filtered roles: the EarlyDx label filter removes these whatever their title.
-_FILTERED_ROLES = ("symptom", "external_cause", "status", "generic")
 
 
 @lru_cache(maxsize=4096)
@@ -61,7 +60,9 @@ class Condition:
 
     @property
     def label_expected(self) -> bool:
-        return self.role not in _FILTERED_ROLES and not is_filtered_code(self.code, self.version)
+        """EarlyDx filters by chapter and by over-generic title, not by clinical role: a symptom
+        coded outside the symptom chapters (ICD-9 599.70 "HEMATURIA NOS") stays a label."""
+        return self.role != "generic" and not is_filtered_code(self.code, self.version)
 
     def place(
         self,
