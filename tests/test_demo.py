@@ -8,14 +8,15 @@ import sys
 from pathlib import Path
 
 
-def _demo(out: Path) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "admitdx.cli", "demo", "--out", str(out), "--patients", "150",
+def _demo(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run in ``cwd`` with a relative --out, as `make demo` does."""
+    cmd = [sys.executable, "-m", "admitdx.cli", "demo", "--out", "demo", "--patients", "150",
            "--test-fraction", "0.2", "--no-llm"]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=cwd)
 
 
 def test_demo_writes_a_report_scoring_every_baseline_and_reruns_from_its_outputs(tmp_path: Path) -> None:
-    first = _demo(tmp_path / "demo")
+    first = _demo(tmp_path)
     assert first.returncode == 0, first.stderr
     results = json.loads((tmp_path / "demo" / "report" / "results.json").read_text())
     systems = [s["name"] for s in results["systems"]]
@@ -24,7 +25,7 @@ def test_demo_writes_a_report_scoring_every_baseline_and_reruns_from_its_outputs
     html = (tmp_path / "demo" / "report" / "report.html").read_text()
     assert "<svg" in html and "knn-bm25" in html
     predictions = (tmp_path / "demo" / "predictions" / "tfidf" / "predictions.jsonl").read_text()
-    second = _demo(tmp_path / "demo")  # every stage resumes from its finished output
+    second = _demo(tmp_path)  # every stage resumes from its finished output
     assert second.returncode == 0, second.stderr
     assert (tmp_path / "demo" / "predictions" / "tfidf" / "predictions.jsonl").read_text() == predictions
     assert "fitted" not in second.stderr  # no system was fitted again

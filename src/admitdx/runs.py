@@ -43,7 +43,7 @@ def fingerprint_files(paths: list[Path], root: Path | None = None) -> dict[str, 
     out: dict[str, dict[str, Any]] = {}
     for p in sorted(Path(x) for x in paths):
         size = p.stat().st_size
-        key = str(p.relative_to(root)) if root else str(p)
+        key = str(p.resolve().relative_to(Path(root).resolve())) if root else str(p)
         if size <= 1 << 30:
             out[key] = {"size": size, "sha256": sha256_file(p), "method": "full"}
         else:
