@@ -22,6 +22,10 @@ def test_demo_writes_a_report_scoring_every_baseline_and_reruns_from_its_outputs
     systems = [s["name"] for s in results["systems"]]
     assert systems == ["frequency", "knn-bm25", "extraction", "tfidf"]
     assert "evidence audit (rule-based)" in first.stderr and "skipping the local LLM" in first.stderr
+    table = first.stderr[first.stderr.rindex("implicit R") :]  # the headline table printed at the end
+    tfidf_row = next(line for line in table.splitlines() if line.strip().startswith("tfidf "))
+    f1 = results["systems"][3]["metrics"][f"{results['primary_track']}.micro_f1"]["value"]
+    assert f"{f1:.3f}" in tfidf_row  # the terminal table shows the scored value
     html = (tmp_path / "demo" / "report" / "report.html").read_text()
     assert "<svg" in html and "knn-bm25" in html
     predictions = (tmp_path / "demo" / "predictions" / "tfidf" / "predictions.jsonl").read_text()

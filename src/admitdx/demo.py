@@ -30,6 +30,7 @@ from admitdx.llm.local_server import LocalServer, llama_cpp_available
 from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
+from admitdx.report.console import headline_table
 from admitdx.report.html import write_report
 from admitdx.report.scoring import ScoreParams, score_run
 from admitdx.sources.synthetic import generate_synthetic, read_truth_meta
@@ -116,8 +117,9 @@ def run_demo(params: DemoParams, console: Console) -> Path:
             console.print(f"   {_audit_line(outputs)}")
     with _step(console, "score (patient-level bootstrap) and report"):
         run_dir = out / "report"
-        score_run(audited, prediction_dirs, run_dir, ScoreParams(matcher="embedding"))
+        results = score_run(audited, prediction_dirs, run_dir, ScoreParams(matcher="embedding"))
         report = write_report(run_dir)
+    console.print(headline_table(results))
     console.print(f"\n[bold green]Report:[/] {report.resolve()}")
     console.print(f"Table:  {(run_dir / 'table.md').resolve()}")
     return report

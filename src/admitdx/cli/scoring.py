@@ -10,6 +10,7 @@ from rich.console import Console
 
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.progress import progress_bar
+from admitdx.report.console import headline_table
 from admitdx.report.html import write_report
 from admitdx.report.scoring import RESULTS_FILE, ScoreParams, score_run
 
@@ -93,11 +94,7 @@ def score(
             "[yellow]interrupted[/]: nothing was written; rerun the command (scoring is not resumable)"
         )
         raise typer.Exit(130) from None
-    primary = results["primary_track"]
-    for s in results["systems"]:
-        f1 = s["metrics"][f"{primary}.micro_f1"]
-        value = "–" if f1["value"] is None else f"{f1['value']:.3f}"
-        console.print(f"{s['name']}: {primary} micro-F1 {value}")
+    console.print(headline_table(results))
     if results["tracks_note"]:
         console.print(f"[yellow]note[/]: {results['tracks_note']}")
     console.print(f"results → {out / RESULTS_FILE}; next: admitdx report {out}")
