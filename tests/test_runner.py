@@ -230,3 +230,20 @@ def test_cli_set_overrides_system_options_without_a_config(dataset: Path, tmp_pa
     assert read_manifest(tmp_path / "k1")["inputs"]["system"]["options"] == {"k": 1}
     bad = subprocess.run([*admitdx, *args, str(tmp_path / "x"), "--set", "k"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--set 'k' is not KEY=VALUE" in bad.stderr
+
+
+def test_scientific_notation_is_a_number_on_the_command_line_and_in_config_files(tmp_path: Path) -> None:
+    """PyYAML (YAML 1.1) reads `1e-4` as a string; a learning rate must arrive as a float."""
+    from admitdx.cli.options import parse_key_values
+
+    assert parse_key_values(["learning_rate=1e-4", "n=5E3", "name=1e5x"]) == {
+        "learning_rate": 1e-4,
+        "n": 5000.0,
+        "name": "1e5x",
+    }
+    config = tmp_path / "c.yaml"
+    config.write_text("systems:\n  t: {kind: tfidf, C: 1e1}\n")
+    assert load_config(config).systems["t"].options == {"C": 10.0}
+    config.write_text("systems: [unclosed\n")
+    with pytest.raises(UsageError, match=r"c\.yaml is not valid YAML"):
+        load_config(config)

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -16,6 +15,7 @@ from admitdx.matching import MATCHERS, create_matcher
 from admitdx.matching.agreement import export_review_sample, write_agreement
 from admitdx.matching.runner import build_tasks, run_matcher
 from admitdx.progress import progress_bar
+from admitdx.yaml_reader import load_yaml
 
 
 def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
     if config is not None:
         if not config.exists():
             raise UsageError(f"config file {config} not found")
-        loaded = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        loaded = load_yaml(config.read_text(encoding="utf-8"), str(config)) or {}
         if not isinstance(loaded, dict):
             raise UsageError(
                 f"{config} must hold a mapping of matcher parameters", hint="e.g. `threshold: 0.6`"

@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from admitdx.errors import UsageError
 from admitdx.llm.egress import AllowedHost, parse_allow_hosts
 from admitdx.systems import registered
+from admitdx.yaml_reader import load_yaml
 
 CONFIG_KEYS = {"systems", "allow_hosts"}
 
@@ -67,10 +66,7 @@ def load_config(path: Path | None) -> RunConfig:
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"config file {path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as e:
-        raise UsageError(f"{path} is not valid YAML: {e}") from e
+    data = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
     if not isinstance(data, dict):
         raise UsageError(f"{path}: the top level must be a mapping with `systems:` (and `allow_hosts:`)")
     unknown = sorted(set(data) - CONFIG_KEYS)
