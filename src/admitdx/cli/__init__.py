@@ -43,6 +43,23 @@ def _root(
 for _area in (data, synth, build, llm, predict, matching, scoring, demo):
     _area.register(app)
 
+# `admitdx --help` groups the verbs by stage, in the order a study runs them; a new verb must be
+# placed here (an unplaced one fails at import, so it cannot be forgotten).
+_PANELS = {
+    "1 · data and benchmarks": ("data", "build", "export", "audit", "rationale"),
+    "2 · systems": ("systems", "serve-local", "predict"),
+    "3 · scoring": ("match", "agree", "score", "report"),
+    "everything at once": ("demo",),
+}
+_panel_of = {verb: panel for panel, verbs in _PANELS.items() for verb in verbs}
+_order = [verb for verbs in _PANELS.values() for verb in verbs]
+app.registered_commands.sort(key=lambda c: _order.index(c.name))
+app.registered_groups.sort(key=lambda g: _order.index(g.name))
+for _cmd in app.registered_commands:
+    _cmd.rich_help_panel = _panel_of[_cmd.name]
+for _group in app.registered_groups:
+    _group.rich_help_panel = _panel_of[_group.name]
+
 
 def main() -> None:
     try:
