@@ -71,12 +71,12 @@ def run_demo(params: DemoParams, console: Console) -> Path:
         audited = out / "earlydx-audited"
         outputs = audit_dataset(dataset, audited, RuleAuditor(), truth_root=mimic)
         console.print(f"   {_audit_line(outputs)}")
-    systems = list(BASELINES)
     choices = [SystemChoice(name, name) for name in BASELINES]
     if llm:
-        systems.append(LLM_SYSTEM)
+        # graded: each diagnosis marked confirmed or suspected, so the report's graded view has data
         choices.append(SystemChoice(LLM_SYSTEM, "llm", {
-            "base_url": "local", "prompt": "zero-shot", "max_input_chars": params.llm_max_input_chars,
+            "base_url": "local", "prompt": "zero-shot", "graded": True,
+            "max_input_chars": params.llm_max_input_chars,
         }))  # fmt: skip
     else:
         why = (
