@@ -30,7 +30,7 @@ from admitdx.llm.local_server import LocalServer, llama_cpp_available
 from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
-from admitdx.report.console import headline_table
+from admitdx.report.console import print_headline
 from admitdx.report.html import write_report
 from admitdx.report.scoring import ScoreParams, score_run
 from admitdx.sources.synthetic import generate_synthetic, read_truth_meta
@@ -119,7 +119,7 @@ def run_demo(params: DemoParams, console: Console) -> Path:
         run_dir = out / "report"
         results = score_run(audited, prediction_dirs, run_dir, ScoreParams(matcher="embedding"))
         report = write_report(run_dir)
-    console.print(headline_table(results))
+    print_headline(console, results)
     console.print(f"\n[bold green]Report:[/] {report.resolve()}")
     console.print(f"Table:  {(run_dir / 'table.md').resolve()}")
     return report

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.progress import progress_bar
-from admitdx.report.console import headline_table
+from admitdx.report.console import print_headline
 from admitdx.report.html import write_report
 from admitdx.report.scoring import RESULTS_FILE, ScoreParams, score_run
 
@@ -94,7 +94,7 @@ def score(
             "[yellow]interrupted[/]: nothing was written; rerun the command (scoring is not resumable)"
         )
         raise typer.Exit(130) from None
-    console.print(headline_table(results))
+    print_headline(console, results)
     if results["tracks_note"]:
         console.print(f"[yellow]note[/]: {results['tracks_note']}")
     console.print(f"results → {out / RESULTS_FILE}; next: admitdx report {out}")

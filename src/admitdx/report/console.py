@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
 COLUMNS = (
@@ -43,3 +44,10 @@ def headline_table(results: dict[str, Any]) -> Table:
         cells = [_cell(metrics.get(f"{track}.{key}"), with_ci=key == "micro_f1") for _, key in COLUMNS]
         table.add_row(system["name"], *cells, str(system["counts"]["parse_errors"]))
     return table
+
+
+def print_headline(console: Console, results: dict[str, Any]) -> None:
+    """Print the headline table at least 100 columns wide: logs and pipes report 80 columns, which
+    would fold every interval onto extra lines."""
+    wide = Console(file=console.file, width=max(console.width, 100), force_terminal=console.is_terminal)
+    wide.print(headline_table(results))
