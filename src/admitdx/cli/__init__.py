@@ -10,6 +10,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from admitdx import __version__
 from admitdx.cli import build, data, demo, llm, matching, predict, scoring, synth
@@ -65,5 +66,6 @@ def main() -> None:
     try:
         app()
     except AdmitdxError as e:
-        Console(stderr=True).print(f"[bold red]error:[/] {e}", highlight=False)
+        # escaped: a message may quote text with brackets (a server log's "[/path]" broke rich's markup)
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
         sys.exit(e.exit_code)

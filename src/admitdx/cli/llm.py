@@ -57,25 +57,29 @@ def serve_local(
     ] = None,
     port: Annotated[int | None, typer.Option("--port", help="Loopback port (default: a free one).")] = None,
     n_ctx: Annotated[int, typer.Option("--n-ctx", help="Context window in tokens.")] = 2048,
+    log: Annotated[
+        Path | None,
+        typer.Option("--log", help="Server log file (default: $ADMITDX_CACHE_DIR/logs/llama-server-….log)."),
+    ] = None,
 ) -> None:
     """Start the embedded llama.cpp OpenAI-compatible server on loopback; Ctrl-C stops it.
 
-    SmolLM2-135M proves the pipeline works end to end; it has no clinical skill.
+    It answers one self-test prompt before it says it is serving. SmolLM2-135M proves the pipeline
+    works end to end; it has no clinical skill.
 
     Example: admitdx serve-local --n-ctx 4096
     """
-    server = LocalServer(model_path=model, n_ctx=n_ctx, port=port)
+    server = LocalServer(model_path=model, n_ctx=n_ctx, port=port, log_path=log)
     with _console.status(f"starting llama.cpp with {server.model_path}"):
         server.start()
     try:
         _console.print(f"serving [bold]{server.alias}[/] at [bold]{server.base_url}[/] (Ctrl-C to stop)")
+        _console.print(f"log: {server.log_path}")
         entry = f"kind: llm, base_url: {server.base_url}, model: {server.alias}, structured: json_object"
         _console.print(f"use it in a --config file as: systems: {{mine: {{{entry}}}}}")
         while server.process is not None and server.process.poll() is None:
             time.sleep(0.5)
-        _console.print(
-            f"[red]the server exited with code {server.process.returncode if server.process else '?'}[/]"
-        )
+        server.check_alive(when="while serving")  # it exited: raise with its exit signal and log
     except KeyboardInterrupt:
         _console.print("stopping")
     finally:
@@ -106,7 +110,7 @@ def audit(
         if system == "rules":
             outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
         else:
-            with open_named_client(system, config, settings=parse_key_values(set_)) as client:
+            with open_named_client(system, config, settings=parse_key_values(set_), log_dir=out) as client:
                 outputs = audit_dataset(
                     dataset, out, LLMAuditor(client), truth_root=truth, on_progress=update
                 )
@@ -141,7 +145,11 @@ def rationale(
     with (
         _progress("rationale") as update,
         open_named_client(
-            system, config, defaults={"temperature": TEACHER_TEMPERATURE}, settings=parse_key_values(set_)
+            system,
+            config,
+            defaults={"temperature": TEACHER_TEMPERATURE},
+            settings=parse_key_values(set_),
+            log_dir=out,
         ) as client,
     ):
         outputs = write_rationales(dataset, out, client, splits=splits, on_progress=update)

@@ -30,7 +30,7 @@ import queue
 import ssl
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -130,6 +130,11 @@ class LLMClient:
 
     The egress guard runs in the constructor, so a refused endpoint fails before any work starts;
     ``egress`` is the decision record for the manifest.
+
+    ``liveness``, when given, is called before every retry and after the last one; it raises if the
+    server this client depends on has died (e.g. :meth:`admitdx.llm.local_server.LocalServer.check_alive`
+    for a server admitdx started), so a dead process is an error naming its exit at once instead of
+    a connection error after every retry.
     """
 
     def __init__(
@@ -138,8 +143,10 @@ class LLMClient:
         *,
         allow_hosts: list[AllowedHost] | list[dict[str, Any]] | None = None,
         cache: ResponseCache | None = None,
+        liveness: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
+        self.liveness = liveness
         self.egress = check_egress(config.base_url, parse_allow_hosts(allow_hosts))
         if cache is None and config.cache_path is not None:
             cache = ResponseCache(config.cache_path)
@@ -184,6 +191,8 @@ class LLMClient:
                 with attempt:
                     raw, usage, latency, finish = await self._post(http, req)
         except (TransientError, httpx.TransportError, httpx.TimeoutException) as e:
+            if self.liveness is not None:
+                self.liveness()  # a server that died says so, rather than "kept failing"
             raise LLMCallError(
                 f"{self.config.base_url} kept failing after {self.config.retries} retries: {e!r}",
                 hint="check that the server is up (or raise `retries`); finished outputs are kept: rerun",
@@ -212,6 +221,8 @@ class LLMClient:
 
     def _count_retry(self, state: Any) -> None:
         self.stats.retries += 1
+        if self.liveness is not None:
+            self.liveness()  # raises if the server this client depends on has died: no retries to a corpse
 
     async def _post(self, http: httpx.AsyncClient, req: ChatRequest) -> tuple[str, Any, float, Any]:
         body: dict[str, Any] = {

@@ -5,6 +5,9 @@ stopped on exit) or a system in the ``--config`` YAML file whose options are LLM
 predictor's own options in that entry (``prompt``, ``k``, ``graded`` …) are ignored here, so the
 same entry can drive ``admitdx predict`` and ``admitdx audit``; ``base_url: local`` in it also
 means the embedded server. The config's ``allow_hosts`` feed the egress guard.
+
+An embedded server logs to ``<log_dir>/llama-server.log`` (the stage's output directory) and is the
+client's liveness check, so a server that dies mid-run is reported at once with its exit signal.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from admitdx.errors import UsageError
 from admitdx.llm.client import LLMClient
 from admitdx.llm.config import LLMConfig
-from admitdx.llm.local_server import LocalServer
+from admitdx.llm.local_server import LOG_NAME, LocalServer
 
 LOCAL = "local"
 
@@ -38,9 +41,11 @@ def open_named_client(
     *,
     defaults: dict[str, Any] | None = None,
     settings: dict[str, Any] | None = None,
+    log_dir: Path | None = None,
 ) -> Iterator[LLMClient]:
     """Yield a client for ``name``. LLM options come from, lowest to highest precedence: ``defaults``
-    (a stage's own, e.g. the teacher's temperature), the config entry, ``settings`` (``--set``)."""
+    (a stage's own, e.g. the teacher's temperature), the config entry, ``settings`` (``--set``).
+    ``log_dir`` is where an embedded server's log goes (else the cache's log folder)."""
     from admitdx.systems.config import load_config
 
     run_config = load_config(config_path)
@@ -56,12 +61,13 @@ def open_named_client(
     options = {**(defaults or {}), **options, **(settings or {})}
     server = None
     if options.get("base_url") == LOCAL:
-        server = LocalServer()
+        server = LocalServer(log_path=log_dir / LOG_NAME if log_dir else None)
         options = {
             **dataclasses.asdict(server.config()),
             **{k: v for k, v in options.items() if k != "base_url"},
         }
-    client = LLMClient(LLMConfig.from_options(options), allow_hosts=run_config.allow_hosts)
+    liveness = server.check_alive if server is not None else None
+    client = LLMClient(LLMConfig.from_options(options), allow_hosts=run_config.allow_hosts, liveness=liveness)
     try:
         if server is not None:
             server.start()

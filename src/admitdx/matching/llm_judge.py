@@ -118,7 +118,8 @@ class LlmJudgeMatcher(Matcher):
         self.server = LocalServer().start() if local else None
         base = self.server.config() if self.server else LLMConfig()
         self.config = base.with_overrides(**(llm or {})) if llm else base
-        self.client = LLMClient(self.config, allow_hosts=allow_hosts)
+        liveness = self.server.check_alive if self.server is not None else None
+        self.client = LLMClient(self.config, allow_hosts=allow_hosts, liveness=liveness)
 
     def params(self) -> dict[str, Any]:
         """Prompt and model identity; not the base URL (a local server gets a new port each run)."""

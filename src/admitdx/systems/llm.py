@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 from admitdx.contracts import Instance, Prediction
@@ -40,7 +41,7 @@ from admitdx.errors import UsageError
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
-from admitdx.llm.local_server import LocalServer
+from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
 from admitdx.llm.schemas import ListShape, diagnosis_schema, read_diagnoses
 from admitdx.retrieval import make_retriever
@@ -116,7 +117,15 @@ class LLMPredictor:
             self.local = LocalServer(model_path=local_model, n_ctx=local_n_ctx)
             defaults = dataclasses.asdict(self.local.config())
             llm_options = {**defaults, **{k: v for k, v in llm_options.items() if k != "base_url"}}
-        self.client = LLMClient(LLMConfig.from_options(llm_options), allow_hosts=allow_hosts)
+        liveness = self.local.check_alive if self.local is not None else None
+        self.client = LLMClient(
+            LLMConfig.from_options(llm_options), allow_hosts=allow_hosts, liveness=liveness
+        )
+
+    def use_run_dir(self, out_dir: Path) -> None:
+        """The embedded server, if any, logs to ``<out_dir>/llama-server.log`` (called by the runner)."""
+        if self.local is not None:
+            self.local.log_path = Path(out_dir) / LOG_NAME
 
     def manifest_inputs(self) -> dict[str, Any]:
         """Prompt hash, model identity and egress decision: a change refuses to resume."""

@@ -15,7 +15,9 @@ Predictions are filed under the run's system name (the ``--system`` / config nam
 system object calls itself. Two optional hooks let a system add to the manifest:
 ``manifest_inputs() -> dict`` (e.g. prompt-template hashes; part of the resume check) and a
 ``fit_summary`` dict attribute (e.g. how many rare labels were set aside; recorded as output).
-A system factory that declares an ``allow_hosts`` parameter receives the config's allow-list.
+A system factory that declares an ``allow_hosts`` parameter receives the config's allow-list,
+and a system with a ``use_run_dir(path)`` method is told the output directory (the LLM predictor
+writes its local server's log there).
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ def run_predictions(
     allow_hosts = allow_hosts or []
     train, test = split_dataset(dataset_dir, split, train_split, limit)
     system = build_system(choice, allow_hosts)
+    if hasattr(system, "use_run_dir"):
+        system.use_run_dir(out_dir)
     inputs: dict[str, Any] = {
         "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},
         "split": split,
