@@ -8,6 +8,12 @@ step to take.
 
 from __future__ import annotations
 
+import errno
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 EXIT_BAD_INPUT = 2
 
 
@@ -49,3 +55,39 @@ class InputError(AdmitdxError):
 
 class UsageError(AdmitdxError):
     """A request that cannot be carried out as asked (bad option, refused host, missing extra)."""
+
+
+_WRITE_FAILURES = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exhausted",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+}
+
+
+@contextmanager
+def output_errors(out: Path) -> Iterator[None]:
+    """Turn a failed write while producing ``out`` (no permission, disk full, read-only file
+    system) into a UsageError naming the file and what to do; other OSErrors pass unchanged."""
+    try:
+        yield
+    except OSError as e:
+        reason = _WRITE_FAILURES.get(e.errno or 0)
+        if reason is None:
+            raise
+        where = e.filename or out
+        fix = (
+            f"free space on that disk or choose an --out on another one ({out})"
+            if e.errno in (errno.ENOSPC, errno.EDQUOT)
+            else f"choose an --out this user can write to, or fix the permissions of {where}"
+        )
+        raise UsageError(f"cannot write {where}: {reason}", hint=f"{fix}, then rerun the same command") from e
+
+
+def writable_dir(out: Path) -> None:
+    """Create ``out`` (and parents) or raise UsageError saying why it cannot be written to."""
+    with output_errors(out):
+        out.mkdir(parents=True, exist_ok=True)
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(out))

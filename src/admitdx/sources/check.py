@@ -18,23 +18,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from admitdx.errors import InputError
 from admitdx.sources.files import TableFile
+from admitdx.sources.integrity import Verdicts, default_verdicts, file_identity, verify_gzip
 from admitdx.sources.mimic import MimicSource, open_mimic
-from admitdx.sources.readers import gzip_damage, quote_ident, translate_error
+from admitdx.sources.rules import ERROR, WARNING, Problem, cross_problems, scan_table
 from admitdx.sources.schema import MODULES, REQUIRED_MODULES, expected_tables
+from admitdx.sources.verify import remember_clean_scan
 
-ERROR, WARNING = "error", "warning"
-
-
-@dataclass
-class Problem:
-    severity: str
-    message: str
-    column: str | None = None
-    row: int | None = None
+__all__ = ["ERROR", "WARNING", "CheckReport", "ModuleReport", "Problem", "TableReport", "check_mimic"]
 
 
 @dataclass
@@ -107,12 +99,16 @@ def check_mimic(
     *,
     on_table: Callable[[TableReport], None] | None = None,
     threads: int | None = None,
+    verdicts: Verdicts | None = None,
 ) -> CheckReport:
     """Validate every table under ``root`` against the documented schema; never raises for data problems.
 
-    Raises InputError only when ``root`` is not a MIMIC-IV root at all. ``on_table`` is called after
-    each table is read (for progress display).
+    Raises InputError only when ``root`` is not a MIMIC-IV root at all (or is an unfinished or
+    stale conversion). ``on_table`` is called after each table is read (for progress display).
+    Every gzip checksum is verified afresh; clean results are remembered in ``verdicts`` (default:
+    the user's cache), so a build that follows does not verify the same files again.
     """
+    verdicts = verdicts or default_verdicts()
     with open_mimic(root, strict=False, threads=threads) as source:
         folders = {t.module: str(t.path.parent) for t in source.tables.values()}
         modules = []
@@ -121,12 +117,25 @@ def check_mimic(
             expected = {s.qualified for s in expected_tables(module)}
             reports = []
             for key in sorted(expected | set(found)):
-                report = _table_report(source, key) if key in source.tables else _missing(key)
+                report = _table_report(source, key, verdicts) if key in source.tables else _missing(key)
                 if on_table and key in source.tables:
                     on_table(report)
                 reports.append(report)
             modules.append(_module_report(module, folders.get(module), reports, expected))
+        _cross_check(source, modules)
     return CheckReport(str(Path(root)), modules)
+
+
+def _cross_check(source: MimicSource, modules: list[ModuleReport]) -> None:
+    """Add the cross-table rules' errors to the tables they name (only tables that read cleanly)."""
+    reports = {t.qualified: t for m in modules for t in m.tables}
+    clean = {
+        k: source.column_names(k)
+        for k, t in reports.items()
+        if t.status == "found" and not any(p.severity == ERROR for p in t.problems)
+    }
+    for table, problem in cross_problems(source.con, source.tables, clean):
+        reports[table].problems.append(problem)
 
 
 def _missing(key: str) -> TableReport:
@@ -156,7 +165,7 @@ def _module_report(
     return report
 
 
-def _table_report(source: MimicSource, key: str) -> TableReport:
+def _table_report(source: MimicSource, key: str, verdicts: Verdicts) -> TableReport:
     tf = source.tables[key]
     schema = tf.schema
     report = TableReport(
@@ -175,41 +184,26 @@ def _table_report(source: MimicSource, key: str) -> TableReport:
         return report
     header = source.columns[key]
     report.columns = len(header)
-    names = [n for n, _ in header]
     if schema:
         _check_columns(report, tf, header)
     started = time.perf_counter()
-    counts = ", ".join(f"count({quote_ident(n)})" for n in names)
-    try:
-        row = source.con.execute(f"SELECT count(*), {counts} FROM {_view(tf)}").fetchone()
-    except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.IOException) as e:
-        err = translate_error(e, source.tables)
+    identity = file_identity(tf.path)
+    if tf.gzipped and (damage := verify_gzip(tf.path, verdicts, remember_only=True).damage):
         report.status = "unreadable"
-        damage = gzip_damage(tf.path) if tf.gzipped else None
-        if damage:  # the CSV error was only a symptom of a corrupt download
-            report.problems.append(Problem(ERROR, f"corrupt gzip file: {damage}"))
-        else:
-            report.problems.append(Problem(ERROR, err.detail, err.column, err.row))
+        report.problems.append(Problem(ERROR, f"corrupt gzip file: {damage}"))
         return report
-    assert row is not None
-    report.rows = int(row[0])
+    scan = scan_table(source.con, tf, [n for n, _ in header])
     report.seconds = round(time.perf_counter() - started, 3)
-    if report.rows == 0:
+    report.rows = scan.rows
+    report.problems += scan.problems
+    if scan.rows is None:
+        report.status = "unreadable"
+        return report
+    if scan.rows == 0:
         severity = ERROR if report.required else WARNING
         report.problems.append(Problem(severity, f"{key} has a header but no rows"))
-    non_null = dict(zip(names, row[1:], strict=True))
-    for column in schema.not_null_columns if schema else ():
-        nulls = report.rows - non_null.get(column, report.rows)
-        if nulls:
-            first = _first_null_row(source.con, tf, column)
-            report.problems.append(
-                Problem(
-                    ERROR,
-                    f"{nulls} null value(s) in NOT NULL column {column} (first at row {first})",
-                    column,
-                    first,
-                )
-            )
+    if not any(p.severity == ERROR for p in report.problems):
+        remember_clean_scan(tf, identity, scan.rows, verdicts)
     return report
 
 
@@ -228,17 +222,3 @@ def _check_columns(report: TableReport, tf: TableFile, header: list[tuple[str, s
                 report.problems.append(
                     Problem(WARNING, f"stored as {stored[name]}, documented {want} (read as {want})", name)
                 )
-
-
-def _view(tf: TableFile) -> str:
-    return f"{quote_ident(tf.module)}.{quote_ident(tf.table)}"
-
-
-def _first_null_row(con: duckdb.DuckDBPyConnection, tf: TableFile, column: str) -> int:
-    """1-based data row of the first null. ``row_number() OVER ()`` streams in file order."""
-    found = con.execute(
-        f"SELECT rn FROM (SELECT row_number() OVER () AS rn, {quote_ident(column)} AS v FROM {_view(tf)}) "
-        "WHERE v IS NULL ORDER BY rn LIMIT 1"
-    ).fetchone()
-    assert found is not None
-    return int(found[0])

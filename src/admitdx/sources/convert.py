@@ -12,10 +12,18 @@ Why sorted by ``subject_id`` then the table's first time column: builders select
 subjects and read their events in time order; Parquet row-group min/max statistics on the leading
 sort key turn those filters into skipped reads. Order among rows that tie on both keys is unspecified.
 
-Resuming: each Parquet file records the size and modification time of the file it was made from
-(key-value metadata ``admitdx_source``); a rerun skips tables whose source is unchanged, so an
+Before a table is written it passes every check ``data check`` would make of it (gzip checksums,
+required columns, value types, NOT NULL keys, row rules, rows in a required table): a Parquet copy
+has no gzip CRC left to catch a flipped bit, and its sorted rows no longer match the original's row
+numbers, so a problem found later could no longer be traced to the file that has it.
+
+Resuming: each Parquet file records the path, size and modification time of the file it was made
+from (key-value metadata ``admitdx_source``); a rerun skips tables whose source is unchanged, so an
 interrupted conversion continues where it stopped. Files are written under a temporary name and
-renamed when complete, so an interruption never leaves a half-written table behind.
+renamed when complete, so an interruption never leaves a half-written table behind; the folder's
+manifest says ``complete: false`` until the last table is in place, and readers refuse the folder
+until then (:mod:`admitdx.sources.conversion`). Converting another root into the same folder first
+removes the tables of the earlier conversion that the new root does not have.
 """
 
 from __future__ import annotations
@@ -28,11 +36,11 @@ from pathlib import Path
 
 import duckdb
 
-from admitdx.errors import InputError, UsageError
-from admitdx.runs import write_manifest
-from admitdx.sources.files import TableFile
-from admitdx.sources.mimic import MimicSource, open_mimic
-from admitdx.sources.readers import quote_ident
+from admitdx.errors import UsageError, output_errors, writable_dir
+from admitdx.sources.conversion import SOURCE_KEY, read_conversion, target_of, write_complete, write_plan
+from admitdx.sources.files import TableFile, discover_tables
+from admitdx.sources.mimic import MimicSource, Needs, open_mimic
+from admitdx.sources.readers import quote_ident, sql_path
 
 DEFAULT_COMPRESSION = "zstd"
 COMPRESSIONS = ("zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed")
@@ -56,7 +64,7 @@ class ConvertedTable:
 
 def _source_stamp(tf: TableFile) -> str:
     stat = tf.path.stat()
-    return f"{tf.path.name} size={stat.st_size} mtime_ns={stat.st_mtime_ns}"
+    return f"{tf.path} size={stat.st_size} mtime_ns={stat.st_mtime_ns}"
 
 
 def sort_keys(tf: TableFile, columns: list[str]) -> list[str]:
@@ -75,29 +83,42 @@ def _already_converted(con: duckdb.DuckDBPyConnection, target: Path, stamp: str)
     """Row count of ``target`` if it was made from the same source file, else None."""
     if not target.exists():
         return None
-    path = str(target).replace("'", "''")
+    path = sql_path(target)
     meta = con.execute(
-        f"SELECT value::VARCHAR FROM parquet_kv_metadata('{path}') WHERE key::VARCHAR = 'admitdx_source'"
+        f"SELECT value::VARCHAR FROM parquet_kv_metadata({path}) WHERE key::VARCHAR = ?", [SOURCE_KEY]
     ).fetchone()
     if not meta or meta[0] != stamp:
         return None
-    rows = con.execute(f"SELECT sum(num_rows) FROM parquet_file_metadata('{path}')").fetchone()
+    rows = con.execute(f"SELECT sum(num_rows) FROM parquet_file_metadata({path})").fetchone()
     return int(rows[0]) if rows and rows[0] is not None else 0
 
 
-def _require_columns(source: MimicSource) -> None:
-    """Refuse to convert a table that lacks a documented required column (the copy would lack it too)."""
-    for key, header in source.columns.items():
-        schema = source.tables[key].schema
-        names = {n for n, _ in header}
-        missing = [c for c in (schema.required_columns if schema else ()) if c not in names]
-        if missing:
-            raise InputError(
-                f"required column {missing[0]} is missing",
-                table=key,
-                column=missing[0],
-                hint="run `admitdx data check` to see every problem of this root",
+def _claim_out(out: Path, planned: list[TableFile]) -> None:
+    """Make ``out`` hold only this conversion's tables: refuse a folder of other files, delete the
+    tables an earlier conversion (of another root) wrote that this one will not rewrite."""
+    if read_conversion(out) is None and out.is_dir():
+        foreign = next(
+            (
+                p
+                for p in sorted(out.rglob("*"))
+                if p.is_file()
+                and ".duckdb_tmp" not in p.relative_to(out).parts
+                and not p.name.endswith((".parquet", ".partial"))
+            ),
+            None,
+        )
+        if foreign is not None:
+            raise UsageError(
+                f"--out {out} holds files that `admitdx data convert` did not write (e.g. {foreign})",
+                hint="convert into a new or empty folder, or into an earlier conversion's folder",
             )
+    keep = {target_of(out, tf) for tf in planned}
+    for stale in sorted(out.glob("*/*.parquet")):
+        if stale not in keep:
+            stale.unlink()
+    for folder in sorted(p for p in out.iterdir() if p.is_dir() and p.name != ".duckdb_tmp"):
+        if not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def convert_mimic(
@@ -113,8 +134,9 @@ def convert_mimic(
 ) -> list[ConvertedTable]:
     """Write ``<out>/<module>/<table>.parquet`` for every table under ``root``; returns one record per table.
 
-    Raises InputError for unreadable input (naming table, column and row of a value that does not
-    convert) and UsageError when ``out`` is the input root itself.
+    Raises InputError for unreadable or inconsistent input (naming table, column and row) before
+    anything is written, and UsageError when ``out`` is the input root, holds other files, or
+    cannot be written (permission, full disk).
     """
     root, out = Path(root), Path(out)
     if out.resolve() == root.resolve():
@@ -123,14 +145,29 @@ def convert_mimic(
         raise UsageError(
             f"unknown Parquet compression {compression!r}", hint=f"use one of {', '.join(COMPRESSIONS)}"
         )
+    writable_dir(out)
+    found = discover_tables(root)
+    required = tuple(k for k, tf in found.items() if tf.schema and tf.schema.required)
     results: list[ConvertedTable] = []
-    with open_mimic(root, threads=threads, memory_limit=memory_limit) as source:
-        _require_columns(source)
+    with (
+        open_mimic(
+            root, threads=threads, memory_limit=memory_limit, needs=Needs(requires=required)
+        ) as source,
+        output_errors(out),
+    ):
+        planned = [source.tables[k] for k in source.columns]
+        inputs = {
+            "root": str(root.resolve()),
+            "compression": compression,
+            "row_group_size": row_group_size,
+            "tables": {tf.qualified: _source_stamp(tf) for tf in planned},
+        }
+        _claim_out(out, planned)
+        write_plan(out, inputs, planned)
         spill = out / ".duckdb_tmp"
         source.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
         # Smallest first: quick tables finish early and the progress estimate settles sooner.
-        for key in sorted(source.columns, key=lambda k: source.tables[k].path.stat().st_size):
-            tf = source.tables[key]
+        for tf in sorted(planned, key=lambda t: t.path.stat().st_size):
             if on_start:
                 on_start(tf)
             result = _convert_table(source, tf, out, compression, row_group_size)
@@ -138,24 +175,16 @@ def convert_mimic(
             if on_done:
                 on_done(result)
         shutil.rmtree(spill, ignore_errors=True)
-    write_manifest(
-        out,
-        stage="convert",
-        inputs={
-            "root": str(root.resolve()),
-            "compression": compression,
-            "row_group_size": row_group_size,
-            "tables": {r.qualified: _source_stamp(source.tables[r.qualified]) for r in results},
-        },
-        outputs={"tables": {r.qualified: r.rows for r in results}},
-    )
+        write_complete(
+            out, inputs, {r.qualified: r.rows for r in results}, {r.qualified: r.path for r in results}
+        )
     return results
 
 
 def _convert_table(
     source: MimicSource, tf: TableFile, out: Path, compression: str, row_group_size: int
 ) -> ConvertedTable:
-    target = out / tf.module / f"{tf.table}.parquet"
+    target = target_of(out, tf)
     stamp = _source_stamp(tf)
     size = tf.path.stat().st_size
     started = time.perf_counter()
@@ -169,7 +198,7 @@ def _convert_table(
     )
     view = f"{quote_ident(tf.module)}.{quote_ident(tf.table)}"
     stamp_sql = stamp.replace("'", "''")
-    partial_sql = str(partial).replace("'", "''")
+    partial_sql = str(partial).replace("'", "''")  # COPY TO writes the name as given (no globbing)
     try:
         with source.translate_errors():
             row = source.con.execute(

@@ -12,7 +12,7 @@ it reads fastest).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from admitdx.errors import InputError
@@ -28,11 +28,17 @@ MAX_DEPTH = 4
 
 @dataclass(frozen=True)
 class TableFile:
-    """One table's file: ``module.table`` and where it lives."""
+    """One table's file: ``module.table`` and where it lives.
+
+    ``path`` is resolved (symlinks followed): it is what is read, checked and fingerprinted.
+    ``relative`` is where it was found under the root, as the user laid it out (a symlinked module
+    folder may point anywhere), so manifests name files the same way whatever the links.
+    """
 
     module: str
     table: str
     path: Path
+    relative: str = field(default="", compare=False)
 
     @property
     def qualified(self) -> str:
@@ -71,19 +77,42 @@ def _module_of(folder: Path) -> str | None:
     return next((m for m, prefix in _RELEASE_PREFIXES.items() if name.startswith(prefix)), None)
 
 
+def list_folder(folder: Path) -> list[Path]:
+    """The entries of ``folder``, sorted; InputError when it cannot be listed (permission)."""
+    try:
+        return sorted(folder.iterdir())
+    except PermissionError as e:
+        raise InputError(
+            f"cannot list {folder}: permission denied",
+            hint=f"make it readable for this user (chmod a+rx {folder})",
+        ) from e
+
+
 def _has_tables(folder: Path) -> bool:
-    return any(p.is_file() and table_name(p) for p in folder.iterdir())
+    return any(p.is_file() and table_name(p) for p in list_folder(folder))
 
 
 def module_dirs(root: Path, max_depth: int = MAX_DEPTH) -> dict[str, Path]:
-    """Each module's folder under ``root``, searching breadth-first so the shallowest one wins."""
+    """Each module's folder under ``root``, searching breadth-first so the shallowest one wins.
+
+    A module folder that cannot be listed is an error (InputError). Any other folder this user
+    cannot list is passed over: a root on a disk of its own has a root-only ``lost+found``, which
+    must not make the root unusable.
+    """
     found: dict[str, Path] = {}
     frontier = [root]
-    for _ in range(max_depth):
+    for depth in range(max_depth):
         deeper: list[Path] = []
         for folder in frontier:
-            children = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
-            for child in children:
+            try:
+                entries = list_folder(folder)
+            except InputError:
+                if depth == 0:
+                    raise
+                continue  # not a module folder (those are listed by _has_tables, which raises)
+            for child in entries:
+                if not child.is_dir() or child.name.startswith((".", "_")):
+                    continue
                 module = _module_of(child)
                 if module and module not in found and _has_tables(child):
                     found[module] = child
@@ -103,14 +132,14 @@ def discover_tables(root: Path) -> dict[str, TableFile]:
         raise InputError(f"{root} is not a directory", hint="pass the folder that holds hosp/ and ed/")
     tables: dict[str, TableFile] = {}
     for module, folder in module_dirs(root).items():
-        for path in sorted(folder.iterdir()):
+        for path in list_folder(folder):
             name = table_name(path)
             if not name or not path.is_file():
                 continue
             key = f"{module}.{name}"
             if key in tables and _suffix_rank(tables[key].path) <= _suffix_rank(path):
                 continue
-            tables[key] = TableFile(module, name, path.resolve())
+            tables[key] = TableFile(module, name, path.resolve(), str(path.relative_to(root)))
     if not tables:
         raise InputError(
             f"{root} is not a MIMIC-IV root: no hosp/, ed/, note/, icu/, ecg/ or echo/ folder with "

@@ -21,11 +21,14 @@ from typing import Any
 import duckdb
 
 from admitdx.errors import InputError, UsageError
+from admitdx.runs import fingerprint_files
+from admitdx.sources.conversion import verify_conversions
 from admitdx.sources.files import TableFile, discover_tables
-from admitdx.sources.readers import quote_ident, read_header, translate_error, view_sql
+from admitdx.sources.readers import quote_ident, read_error, read_header, view_sql, write_failure
 from admitdx.sources.schema import REQUIRED_MODULES
+from admitdx.sources.verify import Needs, verify_tables
 
-__all__ = ["REQUIRED_MODULES", "MimicSource", "TableFile", "discover_tables", "open_mimic"]
+__all__ = ["REQUIRED_MODULES", "MimicSource", "Needs", "TableFile", "discover_tables", "open_mimic"]
 
 
 class MimicSource:
@@ -35,6 +38,11 @@ class MimicSource:
     the file's column names and stored types. With ``strict=False`` a table whose file cannot be
     read at all (empty, corrupt gzip, no header) gets no view and its error is kept in
     ``unreadable`` instead of being raised; ``data check`` uses that to report every problem at once.
+
+    A converted folder is opened only when its conversion finished and it holds exactly the tables
+    it wrote (:mod:`admitdx.sources.conversion`). With ``needs``, the tables a verb reads are
+    verified before it can read them (:func:`admitdx.sources.verify.verify_tables`), and ``rows``
+    holds their row counts.
     """
 
     def __init__(
@@ -44,8 +52,11 @@ class MimicSource:
         threads: int | None = None,
         memory_limit: str | None = None,
         strict: bool = True,
+        needs: Needs | None = None,
     ) -> None:
         self.root = Path(root)
+        self.needs = needs
+        self.rows: dict[str, int] = {}
         self.tables: dict[str, TableFile] = discover_tables(self.root)
         self.columns: dict[str, list[tuple[str, str]]] = {}
         self.unreadable: dict[str, InputError] = {}
@@ -77,6 +88,13 @@ class MimicSource:
             self.con.execute(
                 f"CREATE VIEW {quote_ident(tf.module)}.{quote_ident(tf.table)} AS {view_sql(tf, header)}"
             )
+        try:
+            verify_conversions(self.root, self.tables, self.con)
+            if needs is not None:
+                self.rows = verify_tables(self.con, self.tables, self.columns, needs)
+        except BaseException:
+            self.con.close()
+            raise
 
     def has(self, qualified: str) -> bool:
         """Whether ``module.table`` exists and has a view."""
@@ -88,13 +106,29 @@ class MimicSource:
     def column_names(self, qualified: str) -> list[str]:
         return [name for name, _ in self.columns[qualified]]
 
+    def fingerprints(self) -> dict[str, dict[str, Any]]:
+        """Content fingerprints of the files this source reads, keyed by where they were found.
+
+        With ``needs``, only the tables the verb reads: a table it never opens (``icu/`` for a
+        build) neither changes its output nor belongs in its manifest. Keys are the paths under the
+        root as laid out, so a symlinked module folder pointing elsewhere is named as ``hosp/…``.
+        """
+        keys = self.needs.scope(self.tables) if self.needs is not None else sorted(self.tables)
+        out: dict[str, dict[str, Any]] = {}
+        for key in keys:
+            tf = self.tables[key]
+            (digest,) = fingerprint_files([tf.path]).values()
+            out[tf.relative] = digest
+        return dict(sorted(out.items()))
+
     @contextmanager
     def translate_errors(self) -> Iterator[None]:
-        """Turn DuckDB read errors raised inside the block into InputErrors naming table/column/row."""
+        """Turn DuckDB errors raised inside the block into InputErrors naming table/column/row, and
+        a full disk while DuckDB spills or writes into a UsageError."""
         try:
             yield
         except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.IOException) as e:
-            raise translate_error(e, self.tables) from e
+            raise (write_failure(e) or read_error(e, self.tables)) from e
 
     def execute(self, sql: str, params: Any = None) -> duckdb.DuckDBPyConnection:
         """``con.execute`` with read errors translated; the result is ready to ``fetch*``."""
@@ -117,6 +151,9 @@ def open_mimic(
     threads: int | None = None,
     memory_limit: str | None = None,
     strict: bool = True,
+    needs: Needs | None = None,
 ) -> MimicSource:
-    """Open a MIMIC-IV root (real, synthetic or converted) as typed DuckDB views ``<module>.<table>``."""
-    return MimicSource(Path(root), threads=threads, memory_limit=memory_limit, strict=strict)
+    """Open a MIMIC-IV root (real, synthetic or converted) as typed DuckDB views ``<module>.<table>``.
+
+    ``needs``: verify the tables a verb reads before returning (see :class:`Needs`)."""
+    return MimicSource(Path(root), threads=threads, memory_limit=memory_limit, strict=strict, needs=needs)

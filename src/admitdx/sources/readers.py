@@ -15,12 +15,14 @@ import gzip
 import io
 import re
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import duckdb
 
-from admitdx.errors import InputError
+from admitdx.errors import InputError, UsageError
 from admitdx.sources.files import TableFile
+from admitdx.sources.integrity import gzip_damage
 
 UNKNOWN_COLUMN_TYPE = "VARCHAR"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -28,6 +30,20 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def _sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+_GLOB = re.compile(r"([*?\[\]{}])")
+
+
+def sql_path(path: Path) -> str:
+    """``path`` as a DuckDB string literal that names exactly that file.
+
+    DuckDB's readers expand ``*``, ``?`` and ``[...]`` anywhere in a path, so ``--mimic data[12]``
+    would read ``data1/``. Each special character is written as a one-character class (``[[]``),
+    which DuckDB's globber matches literally; braces are escaped the same way in case a later
+    DuckDB expands them.
+    """
+    return _sql_str(_GLOB.sub(r"[\1]", str(path)))
 
 
 def quote_ident(name: str) -> str:
@@ -38,26 +54,50 @@ def read_header(tf: TableFile, con: duckdb.DuckDBPyConnection) -> list[tuple[str
     """The file's columns as ``(name, stored type)``, lower-cased, in file order.
 
     CSV stored types are ``"VARCHAR"`` (text on disk). Raises InputError for an empty file, a
-    corrupt gzip, an unreadable header or an unreadable Parquet footer.
+    corrupt gzip, an unreadable header or Parquet footer, a file that cannot be opened (permission)
+    and a column name that appears twice (which would make every read of the table ambiguous).
     """
+    try:
+        header = _parquet_header(tf, con) if tf.format == "parquet" else _csv_header(tf)
+    except PermissionError as e:
+        raise InputError(
+            f"cannot read {tf.path}: permission denied",
+            table=tf.qualified,
+            hint=f"make it readable for this user (chmod a+r {tf.path})",
+        ) from e
+    seen = Counter(name for name, _ in header)
+    if dup := next((name for name, _ in header if seen[name] > 1), None):
+        positions = [str(i + 1) for i, (name, _) in enumerate(header) if name == dup]
+        raise InputError(
+            f"column {dup} appears {seen[dup]} times in the header (columns {', '.join(positions)})",
+            table=tf.qualified,
+            column=dup,
+            hint=f"keep one {dup} column in {tf.path.name} (column names are compared case-insensitively)",
+        )
+    return header
+
+
+def _parquet_header(tf: TableFile, con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     if tf.path.stat().st_size == 0:
         raise InputError("empty file (0 bytes)", table=tf.qualified, hint=f"re-download {tf.path.name}")
-    if tf.format == "parquet":
-        try:
-            rows = con.execute(f"DESCRIBE SELECT * FROM read_parquet({_sql_str(str(tf.path))})").fetchall()
-        except (duckdb.IOException, duckdb.InvalidInputException) as e:
-            raise InputError(
-                f"unreadable Parquet file {tf.path}: {_first_line(e)}", table=tf.qualified
-            ) from e
-        return [(str(r[0]).lower(), str(r[1])) for r in rows]
+    tf.path.open("rb").close()  # a permission problem as PermissionError, not as a Parquet error
     try:
-        opener = gzip.open if tf.gzipped else open
-        with opener(tf.path, "rb") as raw:
-            first = raw.readline()
-    except (OSError, EOFError, zlib.error) as e:
-        raise InputError(
-            f"corrupt gzip file {tf.path}: {e}", table=tf.qualified, hint=f"re-download {tf.path.name}"
-        ) from e
+        rows = con.execute(f"DESCRIBE SELECT * FROM read_parquet({sql_path(tf.path)})").fetchall()
+    except (duckdb.IOException, duckdb.InvalidInputException) as e:
+        raise InputError(f"unreadable Parquet file {tf.path}: {_first_line(e)}", table=tf.qualified) from e
+    return [(str(r[0]).lower(), str(r[1])) for r in rows]
+
+
+def _csv_header(tf: TableFile) -> list[tuple[str, str]]:
+    if tf.path.stat().st_size == 0:
+        raise InputError("empty file (0 bytes)", table=tf.qualified, hint=f"re-download {tf.path.name}")
+    with tf.path.open("rb") as f:  # opened first: a PermissionError is not a gzip problem
+        try:
+            first = gzip.GzipFile(fileobj=f).readline() if tf.gzipped else f.readline()
+        except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+            raise InputError(
+                f"corrupt gzip file {tf.path}: {e}", table=tf.qualified, hint=f"re-download {tf.path.name}"
+            ) from e
     text = first.decode("utf-8-sig", errors="replace").strip()
     if not text:
         raise InputError(f"empty file {tf.path}: no header line", table=tf.qualified)
@@ -70,26 +110,10 @@ def read_header(tf: TableFile, con: duckdb.DuckDBPyConnection) -> list[tuple[str
     return [(n.strip().lower(), "VARCHAR") for n in names]
 
 
-def gzip_damage(path: Path, chunk: int = 1 << 22) -> str | None:
-    """Why the gzip file is damaged (CRC / length / truncation), or None if it decompresses cleanly.
-
-    DuckDB's decompressor does not verify gzip checksums, so flipped bytes inside a member surface as
-    garbled CSV rather than as a gzip error; ``data check`` calls this on a gzip table that failed
-    to read, to tell a corrupt download from a malformed CSV.
-    """
-    try:
-        with gzip.open(path, "rb") as f:
-            while f.read(chunk):
-                pass
-    except (OSError, EOFError, zlib.error) as e:
-        return str(e) or type(e).__name__
-    return None
-
-
 def view_sql(tf: TableFile, header: list[tuple[str, str]]) -> str:
     """``SELECT`` over the file with schema types (undocumented columns: VARCHAR / stored type)."""
     types = tf.schema.types if tf.schema else {}
-    path = _sql_str(str(tf.path))
+    path = sql_path(tf.path)
     if tf.format == "parquet":
         cols = ", ".join(
             f"CAST({quote_ident(n)} AS {types[n]}) AS {quote_ident(n)}"
@@ -104,6 +128,35 @@ def view_sql(tf: TableFile, header: list[tuple[str, str]]) -> str:
     return (
         f"SELECT * FROM read_csv({path}, header=true, auto_detect=false, delim=',', quote='\"', "
         f"escape='\"', nullstr='', columns={{{columns}}})"
+    )
+
+
+def read_error(e: duckdb.Error, tables: dict[str, TableFile]) -> InputError:
+    """:func:`translate_error`, except that a failed read of a damaged gzip file is reported as
+    the damage: DuckDB does not verify gzip checksums, so a flipped byte shows up as a value that
+    does not convert (``'STA0' is not a valid DOUBLE``) or a ragged row, which sends the user
+    hunting for a CSV problem that is not there."""
+    err = translate_error(e, tables)
+    tf = tables.get(err.table) if err.table else None
+    if tf is not None and tf.gzipped and (damage := gzip_damage(tf.path)) is not None:
+        return InputError(
+            f"corrupt gzip file {tf.path}: {damage}", table=tf.qualified, hint=f"re-download {tf.path.name}"
+        )
+    return err
+
+
+_DISK_FULL = ("No space left on device", "Disk quota exceeded")
+
+
+def write_failure(e: BaseException) -> UsageError | None:
+    """A DuckDB error that is really a failed write (disk full while writing or spilling), if it is."""
+    msg = str(e)
+    reason = next((r for r in _DISK_FULL if r in msg), None)
+    if reason is None:
+        return None
+    return UsageError(
+        f"{reason.lower()} while writing: {_first_line(e)}",
+        hint="free space on that disk (or pass an --out on another one), then rerun the same command",
     )
 
 

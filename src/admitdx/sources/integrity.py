@@ -1,0 +1,156 @@
+"""Gzip checksums, verified once per file and remembered.
+
+DuckDB's gzip reader does not check a member's CRC-32 or length, so a flipped bit inside a
+``.csv.gz`` either garbles a value that still parses (one demo chief complaint became
+``Head38999,3, …``) or surfaces as a misleading cast error. Only a full decompression with Python's
+:mod:`gzip` (which checks every member's trailer) proves the file is what PhysioNet published.
+
+That costs a full decompression (about 20 s per GB compressed on one core), so a verified file is
+remembered in :class:`Verdicts`, keyed by its identity on disk: resolved path, device, inode, size,
+modification time *and* change time. Any write to the file changes ``st_ctime``, which no user tool
+can set back (``touch -r`` restores only ``st_mtime``), so an edited or re-downloaded file is
+verified again; a rename or copy is too. Only clean results are remembered: a damaged file is
+checked again on every run, so the error goes away as soon as the file is fixed. Bit rot that
+changes nothing in the inode is not seen by a remembered verdict; ``admitdx data check`` therefore
+always verifies afresh (and refreshes the verdicts the other verbs use).
+"""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import hashlib
+import json
+import logging
+import os
+import time
+import zlib
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+GZIP_CRC = "gzip-crc32"  # what a verdict says was checked; part of the key
+_CHUNK = 1 << 22
+
+
+def cache_dir() -> Path:
+    """``$ADMITDX_CACHE_DIR/verified`` (default ``~/.cache/admitdx/verified``)."""
+    base = os.environ.get("ADMITDX_CACHE_DIR") or Path.home() / ".cache" / "admitdx"
+    return Path(base) / "verified"
+
+
+def file_identity(path: Path) -> dict[str, Any]:
+    """What must stay equal for a verdict about ``path`` to still hold (see the module docstring)."""
+    st = path.stat()
+    return {
+        "path": str(path.resolve()),
+        "dev": st.st_dev,
+        "ino": st.st_ino,
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+    }
+
+
+class Verdicts:
+    """Remembered clean verdicts: one small JSON file per (check, file identity) under ``folder``.
+
+    One file per verdict, written to a temporary name and renamed, so concurrent runs never see a
+    half-written entry and need no lock. The entry's body (for example a row count) is returned by
+    :meth:`get`. ``folder=None`` remembers nothing.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def _entry(self, check: str, identity: dict[str, Any]) -> Path | None:
+        if self.folder is None:
+            return None
+        key = hashlib.sha256(json.dumps([check, identity], sort_keys=True).encode()).hexdigest()
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, check: str, path: Path) -> dict[str, Any] | None:
+        entry = self._entry(check, file_identity(path))
+        if entry is None or not entry.is_file():
+            return None
+        try:
+            body = json.loads(entry.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:  # a damaged entry only costs a re-verification
+            log.warning("ignoring unreadable verdict %s (%s); the file is verified again", entry, e)
+            return None
+        return body if isinstance(body, dict) else None
+
+    def put(self, check: str, identity: dict[str, Any], body: dict[str, Any]) -> None:
+        """Remember a clean verdict; ``identity`` is the file's identity taken *before* it was read."""
+        entry = self._entry(check, identity)
+        if entry is None or file_identity(Path(identity["path"])) != identity:
+            return  # changed while it was read: the verdict may describe neither version
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
+            tmp.write_text(json.dumps({**body, "file": identity, "check": check}), encoding="utf-8")
+            tmp.replace(entry)
+        except OSError as e:  # a read-only or full cache costs time on the next run, never a result
+            log.warning("cannot remember the verdict on %s in %s (%s)", identity["path"], self.folder, e)
+
+
+def default_verdicts() -> Verdicts:
+    return Verdicts(cache_dir())
+
+
+@dataclass(frozen=True)
+class GzipResult:
+    path: Path
+    damage: str | None  # why the file is not a valid gzip, or None
+    remembered: bool  # the clean verdict came from an earlier run
+    seconds: float
+
+
+def gzip_damage(path: Path) -> str | None:
+    """Why ``path`` is not an intact gzip file (CRC, length, truncation), or None.
+
+    Raises PermissionError (and other OSErrors that are not about the content) to the caller: a
+    file that cannot be opened is not a corrupt file, and must not be reported as one.
+    """
+    try:
+        with gzip.open(path, "rb") as f:
+            while f.read(_CHUNK):
+                pass
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        return str(e) or type(e).__name__
+    except OSError as e:
+        if e.errno in (errno.EACCES, errno.EPERM, errno.ENOENT, errno.EISDIR):
+            raise
+        return str(e) or type(e).__name__  # gzip reports some damage as a bare OSError
+    return None
+
+
+def verify_gzip(path: Path, verdicts: Verdicts, *, remember_only: bool = False) -> GzipResult:
+    """Check one gzip file's CRC and length, unless a clean verdict for it is remembered.
+
+    ``remember_only``: verify even when a verdict exists (``data check``), and record the result.
+    """
+    started = time.perf_counter()
+    if not remember_only and verdicts.get(GZIP_CRC, path) is not None:
+        return GzipResult(path, None, True, time.perf_counter() - started)
+    identity = file_identity(path)
+    damage = gzip_damage(path)
+    seconds = time.perf_counter() - started
+    if damage is None:
+        verdicts.put(GZIP_CRC, identity, {"seconds": round(seconds, 3)})
+    return GzipResult(path, damage, False, seconds)
+
+
+def verify_gzips(
+    paths: Iterable[Path], verdicts: Verdicts, *, fresh: bool = False, workers: int | None = None
+) -> dict[Path, GzipResult]:
+    """:func:`verify_gzip` for several files at once (zlib releases the GIL, so threads scale)."""
+    todo = sorted(set(paths), key=lambda p: -p.stat().st_size)  # largest first: shortest makespan
+    workers = workers or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1))) as pool:
+        results = pool.map(lambda p: verify_gzip(p, verdicts, remember_only=fresh), todo)
+        return {r.path: r for r in results}
