@@ -61,8 +61,30 @@ def test_negated_imaging_is_not_a_finding_but_history_is_indirect() -> None:
     radiology = "[CT L-SPINE W/O CONTRAST] F: No acute fracture or dislocation. I: No acute fracture."
     assert _verdict(fracture, radiology=radiology) == ("unsupported", "")
     assert _verdict(fracture, radiology=radiology, chief_complaint="s/p Fall") == ("partial", "s/p Fall")
-    positive = "[HIP 2 VIEWS] F: Displaced subcapital fracture of the right femoral neck."
-    assert _verdict(fracture, radiology=positive)[0] == "supported"
+    # a fracture elsewhere is no evidence for this one; the site may come from the exam name
+    hip = "[HIP 2 VIEWS] F: Displaced subcapital fracture of the right femoral neck."
+    assert _verdict(fracture, radiology=hip)[0] == "unsupported"
+    assert _verdict(fracture, radiology="[CT L-SPINE W/O CONTRAST] I: Acute compression fracture.") == (
+        "supported", "Acute compression fracture",
+    )  # fmt: skip
+
+
+def test_lab_names_match_whole_and_clinical_cut_offs_decide() -> None:
+    ld = parse_labs("Lactate Dehydrogenase (LD) 412 IU/L [94-250]*; Lactate 2.4 mmol/L [0.5-2]*")
+    assert [(r.name, r.value, r.direction()) for r in ld] == [
+        ("lactate dehydrogenase (ld)", 412.0, "high"), ("lactate", 2.4, "high"),
+    ]  # fmt: skip
+    sepsis = Reference("Sepsis, unspecified organism", code="A419")
+    assert _verdict(sepsis, labs="Lactate Dehydrogenase (LD) 412 IU/L [94-250]*")[0] == "unsupported"
+    assert _verdict(sepsis, labs=ld[1].entry) == ("supported", "Lactate 2.4 mmol/L [0.5-2]*")
+    # qualitative and paper-layout entries: "Nitrite POS*", "Creatinine 2.9*" (flag, no range)
+    nitrite, creat = parse_labs("Nitrite POS*;Creatinine 2.9*")
+    assert (nitrite.value, nitrite.text_value, nitrite.flagged) == (None, "POS", True)
+    assert (creat.value, creat.low, creat.direction()) == (2.9, None, "abnormal")
+    # lipase must reach 3 x the upper limit (Atlanta) to be direct; below it is only suggestive
+    pancreatitis = Reference("Acute pancreatitis", code="K859")
+    assert _verdict(pancreatitis, labs="Lipase 179 IU/L [0-60]*")[0] == "partial"
+    assert _verdict(pancreatitis, labs="Lipase 180 IU/L [0-60]*")[0] == "supported"
 
 
 def test_ecg_vitals_and_medications() -> None:
@@ -90,6 +112,98 @@ def test_labels_outside_the_table_use_their_title_words() -> None:
     assert _verdict(label, radiology=radiology)[0] == "supported"
     assert _verdict(label, history="Prior dx: spontaneous bacterial peritonitis")[0] == "partial"
     assert _verdict(label, chief_complaint="abdominal pain")[0] == "unsupported"
+
+
+FIXTURE = Path(__file__).parent / "data" / "audit_fixture.json"
+#: The fixture's layout: the EarlyDx serialized input's section headers (``tasks/earlydx/sections``).
+SECTION_HEADERS = {
+    "Demographics": "demographics", "Chief complaint": "chief_complaint", "Triage": "triage",
+    "ED serial vitals": "ed_vitals", "Home meds": "home_meds", "Baseline (OMR)": "omr",
+    "Baseline labs (prior)": "baseline_labs", "Initial labs": "labs", "ECG": "ecg", "Echocardiogram": "echo",
+    "Radiology": "radiology",
+}  # fmt: skip
+HISTORY_HEADERS = (
+    "Past medical history (prior dx)",
+    "Past ED diagnoses",
+    "Past medical history (from prior discharge note)",
+)
+
+
+def _fixture_instance(case: dict[str, object], n: int) -> Instance:
+    """A serialized input read back into sections: one ``Header: value`` line per section, indented
+    lines continue the previous one (radiology reports), the history lines form the history."""
+    sections: dict[str, str | None] = dict.fromkeys(SECTION_HEADERS.values())
+    history: list[str] = []
+    last: str | None = None
+    for line in case["evidence"]:  # type: ignore[union-attr]
+        if line.startswith("  ") and last is not None:
+            sections[last] = f"{sections[last]}\n{line}"
+            continue
+        header, _, value = line.partition(": ")
+        if header in HISTORY_HEADERS:
+            history.append(line)
+            last = None
+        else:
+            last = SECTION_HEADERS[header]  # an unknown header is a broken fixture: KeyError
+            sections[last] = value
+    ref = Reference(str(case["label"]), code=str(case["code"]), ed_title=str(case["label"]))
+    return Instance(f"fx{n}", n, "earlydx", "test", sections, "\n".join(case["evidence"]), [ref],  # type: ignore[arg-type]
+                    history="\n".join(history) or None, stay_id=n)  # fmt: skip
+
+
+def _fixture_cases() -> list[dict[str, object]]:
+    return json.loads(FIXTURE.read_text())["cases"]
+
+
+def _audit_fixture() -> list[tuple[str, str | None]]:
+    """(expected, audited) for every fixture case."""
+    out = []
+    for n, case in enumerate(_fixture_cases()):
+        inst = _fixture_instance(case, n)
+        out.append((str(case["expected"]), RuleAuditor().audit(inst, inst.references[0]).evidence_class))
+    return out
+
+
+def per_class(pairs: list[tuple[str, str | None]]) -> dict[str, tuple[float, float]]:
+    """class -> (precision, recall) of the audited classes against the expected ones."""
+    out = {}
+    for c in ("supported", "partial", "unsupported"):
+        hit = sum(1 for want, got in pairs if want == got == c)
+        predicted = sum(1 for _, got in pairs if got == c)
+        actual = sum(1 for want, _ in pairs if want == c)
+        out[c] = (hit / predicted if predicted else 0.0, hit / actual if actual else 0.0)
+    return out
+
+
+def test_fixture_is_large_and_covers_every_class() -> None:
+    cases = _fixture_cases()
+    assert len(cases) >= 60
+    assert {c["expected"] for c in cases} == {"supported", "partial", "unsupported"}
+    # the four errors first seen on the real demo are in it
+    ids = {c["id"] for c in cases}
+    assert {"sepsis-ld-is-not-lactate", "gib-mild-anaemia-only", "hematemesis-vomiting-blood",
+            "tspine-fx-complaint"} <= ids  # fmt: skip
+
+
+@pytest.mark.parametrize("case", _fixture_cases(), ids=lambda c: str(c["id"]))
+def test_fixture_case(case: dict[str, object]) -> None:
+    inst = _fixture_instance(case, 1)
+    verdict = RuleAuditor().audit(inst, inst.references[0])
+    assert verdict.evidence_class == case["expected"], f"{verdict.rule}: {verdict.quote!r}"
+    assert (verdict.quote == "") == (verdict.evidence_class == "unsupported")
+
+
+def test_fixture_precision_and_recall_per_class() -> None:
+    """Every case passes, so each class's precision and recall on the fixture is 1.0; the per-class
+    computation itself is checked on a hand-made confusion."""
+    assert per_class(_audit_fixture()) == dict.fromkeys(("supported", "partial", "unsupported"), (1.0, 1.0))
+    pairs = [
+        ("supported", "supported"),
+        ("supported", "partial"),
+        ("partial", "partial"),
+        ("unsupported", None),
+    ]
+    assert per_class(pairs) == {"supported": (1.0, 0.5), "partial": (0.5, 1.0), "unsupported": (0.0, 0.0)}
 
 
 def _write_truth(root: Path, rows: list[tuple[int, str, str]]) -> None:
@@ -152,9 +266,16 @@ def test_audit_dataset_writes_a_version_and_resumes(tmp_path: Path) -> None:
 def test_rules_agree_with_synthetic_truth(
     synthetic_dataset: Path, synthetic_root: Path, tmp_path: Path
 ) -> None:
-    """Measured, not tuned, on the shared 300-patient root; the floor is well above chance (κ = 0)."""
+    """Floors a little under what was measured on the shared 300-patient root (seed 7): accuracy 0.785,
+    κ 0.675; precision / recall supported 0.91 / 0.95, partial 0.73 / 0.69, unsupported 0.67 / 0.69.
+    The generator counts a chief complaint as indirect evidence only, where the rules call a
+    sign-defined label's complaint direct (auditing/README.md), so full agreement is not the goal."""
     outputs = audit_dataset(synthetic_dataset, tmp_path / "audited", RuleAuditor(), truth_root=synthetic_root)
     result = json.loads((tmp_path / "audited" / "agreement.json").read_text())
     assert result["compared"] == outputs["references"] > 100
     assert result["skipped"] == {}
-    assert result["accuracy"] > 0.6 and result["cohen_kappa"] > 0.45
+    assert result["accuracy"] > 0.75 and result["cohen_kappa"] > 0.62
+    floors = {"supported": (0.87, 0.92), "partial": (0.68, 0.64), "unsupported": (0.62, 0.64)}
+    for c, (precision, recall) in floors.items():
+        got = result["per_class"][c]
+        assert got["precision"] > precision and got["recall"] > recall, (c, got)
