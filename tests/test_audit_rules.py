@@ -193,6 +193,30 @@ def test_fixture_case(case: dict[str, object]) -> None:
     assert (verdict.quote == "") == (verdict.evidence_class == "unsupported")
 
 
+def test_the_four_demo_errors_decide_on_the_right_evidence() -> None:
+    """The errors first seen on the real demo, with the rule and quote that now decide them."""
+    cases = {c["id"]: c for c in _fixture_cases()}
+    expected = {
+        "sepsis-ld-is-not-lactate": ("partial", "sepsis: indirect evidence", "Fever"),
+        "gib-mild-anaemia-only": ("unsupported", "gastrointestinal hemorrhage: nothing found", ""),
+        "hematemesis-vomiting-blood": (
+            "supported", "hematemesis: chief complaint names the sign", "VOMITING BLOOD",
+        ),
+        "tspine-fx-complaint": (
+            "partial", "thoracic vertebral fracture: indirect evidence", "T-SPINE FX DISPLACEMENT",
+        ),
+        "gib-mild-anaemia-with-history": (  # a history quote drops its "Past ED diagnoses:" header
+            "partial",
+            "gastrointestinal hemorrhage: indirect evidence",
+            "Gastrointestinal hemorrhage, unspecified",
+        ),
+    }  # fmt: skip
+    for case_id, want in expected.items():
+        inst = _fixture_instance(cases[case_id], 1)
+        v = RuleAuditor().audit(inst, inst.references[0])
+        assert (v.evidence_class, v.rule, v.quote) == want, case_id
+
+
 def test_fixture_precision_and_recall_per_class() -> None:
     """Every case passes, so each class's precision and recall on the fixture is 1.0; the per-class
     computation itself is checked on a hand-made confusion."""

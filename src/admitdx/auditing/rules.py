@@ -82,6 +82,8 @@ _TOKEN = re.compile(r"[a-z0-9]+", re.IGNORECASE)
 _ABBREVIATIONS = {"fx": "fracture", "fxs": "fracture", "hem": "hemorrhage", "hemorr": "hemorrhage"}
 #: Coding words the explicit rule keeps but that no record would state ("cause unspecified").
 _MORE_BOILERPLATE = frozenset({"cause"})
+#: The header that opens each line of the history block ("Past ED diagnoses: …"): not a quote.
+_HISTORY_PART = re.compile(r"^[A-Z][^:\n]{2,60}:[ \t]*", re.MULTILINE)
 #: Title words after "without" say what the patient does *not* have ("... without hepatic coma").
 _WITHOUT = re.compile(r"\b(?:without|w/o|wo)\b.*$", re.IGNORECASE)
 
@@ -304,7 +306,7 @@ class Evidence:
             labs=parse_labs(s.get("labs")),
             findings=[x for name in FINDING_SECTIONS for x in sentences(s.get(name), name == "radiology")],
             complaint=complaint,
-            indirect=indirect + sentences(instance.history),
+            indirect=indirect + sentences(_HISTORY_PART.sub("", instance.history or "")),
             vitals=" | ".join(s.get(name) or "" for name in VITAL_SECTIONS),
         )
 
