@@ -47,6 +47,11 @@ def test_concept_lookup_takes_the_longest_prefix() -> None:
     assert concept_for("4019").name == "hypertension"
     assert concept_for("N17.9").name == "acute kidney injury"
     assert concept_for("Z99") is None and concept_for(None) is None
+    # a prefix is a clinical group: N39.46 incontinence is not N39.0 UTI; 410.71 is an NSTEMI
+    assert concept_for("N3946") is None and concept_for("N390").name == "urinary tract infection"
+    assert concept_for("41071").name == "non-ST elevation myocardial infarction"
+    assert concept_for("I2119").name == "ST elevation myocardial infarction"
+    assert concept_for("S22059A").name == "thoracic vertebral fracture"
 
 
 def test_flagged_lab_in_the_right_direction_supports() -> None:

@@ -271,7 +271,7 @@ CONCEPTS: tuple[Concept, ...] = (
     ),
     Concept(
         "urinary tract infection",
-        ("N39", "599", "N30", "595"),
+        ("N390", "5990", "N30", "595"),
         labs=_URINE_LABS,
         indirect=(
             r"\bdysuria\b|\burinary\b|\buti\b|\bfrequency\b|\burgency\b|\bsuprapubic\b|\bcystitis\b"
