@@ -74,6 +74,8 @@ _INHALERS = (
     r"\b(?:albuterol|tiotropium|ipratropium|fluticasone|budesonide|salmeterol|formoterol|montelukast"
     r"|umeclidinium|advair|symbicort|spiriva)\b"
 )
+#: Essential hypertension, not pulmonary, portal or intracranial hypertension.
+_HYPERTENSION = r"(?<!pulmonary )(?<!portal )(?<!intracranial )\bhypertension\b|\bhtn\b"
 _CHEST_PAIN = r"\bcp\b|chest (?:pain|pressure|tightness|discomfort)"
 _TROPONIN = Lab(r"troponin [ti]|troponin|hs-?troponin(?: [ti])?", "high")
 _ST_ELEVATION = r"\bst elevation\b|\bstemi\b|acute (?:myocardial )?infarct\w*"
@@ -240,6 +242,7 @@ CONCEPTS: tuple[Concept, ...] = (
         labs=(Lab(r"lactate", "high", 2.0), Lab(_WBC, "high", 12.0), Lab(_WBC, "low", 4.0)),
         hint_findings=(r"\bpneumonia\b|\bconsolidation\b|\bpyelonephritis\b|\babscess\b",),
         indirect=(
+            r"\bsepticemi\w*|\bsepsis\b",
             r"\bfevers?\b|\bfebrile\b|\bsepsis\b|\bseptic\b|\bhypotension\b|\brigors?\b|\bchills\b|"
             r"\binfection\b",
         ),
@@ -274,6 +277,7 @@ CONCEPTS: tuple[Concept, ...] = (
         ("N390", "5990", "N30", "595"),
         labs=_URINE_LABS,
         indirect=(
+            r"\burin\w* tract infection",
             r"\bdysuria\b|\burinary\b|\buti\b|\bfrequency\b|\burgency\b|\bsuprapubic\b|\bcystitis\b"
             r"|\bhematuria\b|\bfoley\b",
         ),
@@ -283,7 +287,10 @@ CONCEPTS: tuple[Concept, ...] = (
         ("N10", "N11", "N12", "590"),
         labs=_URINE_LABS,
         findings=(r"\bpyelonephritis\b|striated nephrogram",),
-        indirect=(r"\bflank\b|\bdysuria\b|\bcva tenderness\b",),
+        indirect=(
+            r"pyelonephritis",
+            r"\bflank\b|\bdysuria\b|\bcva tenderness\b",
+        ),
     ),
     Concept(
         "atrial fibrillation",
@@ -318,6 +325,7 @@ CONCEPTS: tuple[Concept, ...] = (
             r"|\bcongestive heart failure\b|severely (?:depressed|reduced) (?:lv|left ventricular)",
         ),
         indirect=(
+            r"\bh(?:ea)?rt fail\w*",
             r"\bsob\b|short(?:ness)? of breath|\bdoe\b|dyspnea|orthopnea|\bedema\b",
             r"heart failure|\bchf\b|\bhfref\b|\bhfpef\b|\bcardiomyopathy\b|\bfurosemide\b|\blasix\b"
             r"|\btorsemide\b|\bbumetanide\b|\bsacubitril\b",
@@ -369,20 +377,21 @@ CONCEPTS: tuple[Concept, ...] = (
         "malignant hypertension / hypertensive urgency",
         ("I16", "4010", "I674"),
         vitals=(Vital("sbp", ">=", 180),),
-        indirect=(r"hypertension|\bhtn\b|amlodipine|lisinopril|losartan|hydrochlorothiazide",),
+        indirect=(_HYPERTENSION, r"amlodipine|lisinopril|losartan|hydrochlorothiazide"),
     ),
     Concept(
         "hypertensive kidney disease",
         ("I12", "403"),
         hint_labs=(Lab(_CREATININE, "high"),),
-        indirect=(r"chronic kidney|\bckd\b|\besrd\b|renal insufficiency|hypertension|\bhtn\b",),
+        indirect=(r"chronic kidney|\bckd\b|\besrd\b|renal insufficiency", _HYPERTENSION),
     ),
     Concept(
         "hypertension",
         ("I10", "401", "I11", "I13", "402", "404"),
         indirect=(
-            r"hypertension|\bhtn\b|amlodipine|lisinopril|losartan|hydrochlorothiazide|metoprolol"
-            r"|valsartan|hydralazine|chlorthalidone|nifedipine",
+            _HYPERTENSION,
+            r"amlodipine|lisinopril|losartan|hydrochlorothiazide|metoprolol|valsartan|hydralazine|chlorthalidone"
+            r"|nifedipine",
         ),
     ),
     Concept(
@@ -449,25 +458,61 @@ CONCEPTS: tuple[Concept, ...] = (
         "anemia",
         ("D64", "D63", "D50", "2859", "280", "281"),
         labs=(Lab(_HGB, "low"),),
-        indirect=(r"\banemi\w*|ferrous|iron|epoetin",),
+        indirect=(r"\banemi\w*|\bferrous\b|\biron\b|epoetin",),
     ),
     Concept(
         "diverticulitis",
-        ("K57", "562"),
+        (
+            "K570",
+            "K572",
+            "K574",
+            "K578",
+            "K5712",
+            "K5713",
+            "K5732",
+            "K5733",
+            "K5752",
+            "K5753",
+            "K5792",
+            "K5793",
+            "56201",
+            "56203",
+            "56211",
+            "56213",
+        ),
         findings=(r"\bdiverticulitis\b",),
         indirect=(r"\bllq\b|left lower quadrant|diverticul\w*",),
+    ),
+    Concept(
+        "diverticular bleeding",
+        ("K5711", "K5731", "K5751", "K5791", "56202", "56212"),
+        findings=((r"\bbleed\w*|hemorrhag\w*|extravasation", r"diverticul\w*"),),
+        hint_labs=(Lab(_HGB, "low", 10),),
+        indirect=(_GI_BLEED_SIGNS, r"diverticul\w*"),
+    ),
+    Concept(
+        "diverticulosis",
+        ("K5710", "K5730", "K5750", "K5790", "56200", "56210"),
+        findings=(r"\bdiverticulosis\b|\bdiverticula\b",),
+        indirect=(r"diverticul\w*",),
     ),
     Concept(
         "appendicitis",
         ("K35", "K36", "K37", "540", "541"),
         findings=(r"\bappendicitis\b|dilated\b[^.]*\bappendix|periappendiceal",),
-        indirect=(r"\brlq\b|right lower quadrant|\babd\w* pain",),
+        indirect=(
+            r"appendicitis",
+            r"\brlq\b|right lower quadrant|\babd\w* pain",
+        ),
     ),
     Concept(
         "cholecystitis / cholelithiasis",
         ("K80", "K81", "574", "575"),
         findings=(r"\bcholecystitis\b|\bgallstones?\b|\bcholelithiasis\b|pericholecystic",),
-        indirect=(r"\bruq\b|right upper quadrant|gallstone|\babd\w* pain",),
+        indirect=(
+            r"cholecystitis|cholelithiasis|cholelith",
+            r"\bruq\b|right upper quadrant|gallstone|\babd\w* pain",
+        ),
     ),
     Concept(
         "acute pancreatitis",
@@ -481,7 +526,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "intestinal obstruction",
         ("K56", "560"),
         findings=(r"\bobstruction\b|dilated (?:loops of )?(?:small )?bowel|transition point",),
-        indirect=(r"\bn/v\b|vomiting|obstruction|distension",),
+        indirect=(
+            r"obstruct\w*",
+            r"\bn/v\b|vomiting|obstruction|distension",
+        ),
     ),
     Concept(
         "intracranial hemorrhage",
@@ -491,21 +539,25 @@ CONCEPTS: tuple[Concept, ...] = (
             r"|extra-?axial|intraventricular)\s+(?:hemorrhage|haemorrhage|hematoma|haematoma|bleed|blood)"
             r"|\bsah\b|\bsdh\b|\bich\b|hyperdense (?:collection|hematoma)",
         ),
-        indirect=(r"head bleed|\bsdh\b|\bsah\b|\bich\b|\bbleed\b|headache|\bfall\w*|\bhead\b", _ANTICOAG),
+        indirect=(
+            r"intracerebral hem\w*|intracranial hem\w*",
+            r"head bleed|\bsdh\b|\bsah\b|\bich\b|\bbleed\b|headache|\bfall\w*|\bhead\b",
+            _ANTICOAG,
+        ),
         acute=True,
     ),
     Concept(
         "subarachnoid hemorrhage",
         ("I60", "430", "S066", "8520", "8521"),
         findings=(r"subarachnoid (?:hemorrhage|haemorrhage|blood|bleed)|\bsah\b|hyperdens\w*[^.]*cisterns",),
-        indirect=(r"\bsah\b|head bleed|headache|\bfall\w*|\bhead\b", _ANTICOAG),
+        indirect=(r"subarachnoid|subrac", r"\bsah\b|head bleed|headache|\bfall\w*|\bhead\b", _ANTICOAG),
         acute=True,
     ),
     Concept(
         "subdural hemorrhage",
         ("I620", "4321", "S065", "8522", "8523"),
         findings=(r"subdural (?:hemorrhage|haemorrhage|hematoma|haematoma|collection|blood)|\bsdh\b",),
-        indirect=(r"\bsdh\b|head bleed|\bfall\w*|\bhead\b", _ANTICOAG),
+        indirect=(r"subdural", r"\bsdh\b|head bleed|\bfall\w*|\bhead\b", _ANTICOAG),
     ),
     Concept(
         "ischemic stroke",
@@ -517,6 +569,7 @@ CONCEPTS: tuple[Concept, ...] = (
             ),
         ),
         indirect=(
+            r"cerebral infarct\w*|\bstroke\b",
             r"weakness|aphasia|facial droop|numbness|stroke|slurred|\bcva\b|hemiparesis|neglect"
             r"|code stroke",
         ),
@@ -536,14 +589,22 @@ CONCEPTS: tuple[Concept, ...] = (
         ("I26", "4151"),
         findings=(r"pulmonary embol\w*|\bpe\b", (r"filling defects?", r"pulmonary|arter\w*|lobar|segmental")),
         hint_labs=(Lab(r"d-dimer", "high"),),
-        indirect=(r"\bdyspnea\b|\bsob\b|pleuritic|\bdvt\b|\bpe\b|pulmonary embol\w*", _ANTICOAG),
+        indirect=(
+            r"pulm\w* embol\w*",
+            r"\bdyspnea\b|\bsob\b|pleuritic|\bdvt\b|\bpe\b|pulmonary embol\w*",
+            _ANTICOAG,
+        ),
     ),
     Concept(
         "deep vein thrombosis",
         ("I824", "I825", "I826", "I829", "4534", "4535", "4538", "4539"),
         findings=(r"\bdvt\b|deep ve(?:in|nous) thromb\w*", (r"thromb\w*|noncompressible", _LEG_VEINS)),
         hint_labs=(Lab(r"d-dimer", "high"),),
-        indirect=(r"(?:leg|calf|lle|rle) (?:swelling|pain)|swelling|\bdvt\b", _ANTICOAG),
+        indirect=(
+            r"\bthrombosis\b|deep vein",
+            r"(?:leg|calf|lle|rle) (?:swelling|pain)|swelling|\bdvt\b",
+            _ANTICOAG,
+        ),
         acute=True,
     ),
     Concept(
@@ -567,19 +628,28 @@ CONCEPTS: tuple[Concept, ...] = (
         ("J96", "51881", "51882", "51884"),
         labs=(Lab(r"po2", "low", 60), Lab(r"pco2", "high", 50)),
         vitals=(_HYPOXAEMIA,),
-        indirect=(r"\bdyspnea\b|\bsob\b|short(?:ness)? of breath|\bhypoxi\w*|respiratory distress",),
+        indirect=(
+            r"respirat\w* failure",
+            r"\bdyspnea\b|\bsob\b|short(?:ness)? of breath|\bhypoxi\w*|respiratory distress",
+        ),
     ),
     Concept(
         "pleural effusion",
         ("J90", "J91", "511"),
         findings=(r"pleural effusions?|(?<!pericardial )\beffusions?\b|costophrenic angle",),
-        indirect=(r"\bdyspnea\b|\bsob\b",),
+        indirect=(
+            r"pleural effusion",
+            r"\bdyspnea\b|\bsob\b",
+        ),
     ),
     Concept(
         "pneumothorax",
         ("J93", "S270", "512", "860"),
         findings=(r"\bpneumothora\w*|pleural (?:air|line)",),
-        indirect=(r"\bchest\b|\bribs?\b|\btrauma\w*|\bptx\b|\bmvc\b|\bassault\w*",),
+        indirect=(
+            r"pneumothorax",
+            r"\bchest\b|\bribs?\b|\btrauma\w*|\bptx\b|\bmvc\b|\bassault\w*",
+        ),
     ),
     Concept(
         "cellulitis",
@@ -599,13 +669,16 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "hyperlipidemia",
         ("E78", "272"),
-        indirect=(r"lipid|cholesterol|statin\b|\w+statin|ezetimibe|fenofibrate",),
+        indirect=(
+            r"lipid|cholesterol|\b(?:atorva|simva|rosuva|prava|lova|pitava|fluva)statin\b|ezetimibe|fenofibrate",
+        ),
     ),
     Concept(
         "depression",
         ("F32", "F33", "311", "2962", "2963"),
         indirect=(
-            r"\bsi\b|suicid\w*|depress|sertraline|citalopram|escitalopram|fluoxetine|paroxetine|bupropion|mirtazapine"
+            r"\bsi\b|suicid\w*|(?<!respiratory )\bdepress\w*|sertraline|citalopram|escitalopram|fluoxetine"
+            r"|paroxetine|bupropion|mirtazapine"
             r"|venlafaxine|duloxetine",
         ),
     ),
@@ -621,7 +694,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "hepatic encephalopathy",
         ("K7682", "5722"),
         labs=(Lab(r"ammonia", "high"),),
-        indirect=(r"cirrhosis|lactulose|rifaximin|confusion|altered|\bams\b",),
+        indirect=(
+            r"hepatic encephalopathy",
+            r"cirrhosis|lactulose|rifaximin|confusion|altered|\bams\b",
+        ),
     ),
     Concept(
         "alcohol intoxication",
@@ -644,11 +720,17 @@ CONCEPTS: tuple[Concept, ...] = (
         complaint=(r"\bsyncop\w*|\bpresyncop\w*|\bnear[- ]syncop\w*|\bpassed out\b|\bfaint\w*|\bloc\b",),
         indirect=(r"dizz\w*|lightheaded\w*|\bfall\w*|\bcollapse\w*",),
     ),
-    Concept("leukocytosis", ("D7282", "2886"), labs=(Lab(_WBC, "high"),)),
+    Concept(
+        "leukocytosis",
+        ("D7282", "2886"),
+        labs=(Lab(_WBC, "high"),),
+        indirect=(r"leukocytosis|elevated white blood cell",),
+    ),
     Concept(
         "acidosis",
         ("E872", "2762"),
         labs=(Lab(_BICARB, "low"), Lab(r"ph", "low", 7.34), Lab(r"lactate", "high", 4.0)),
+        indirect=(r"\bacidosis\b",),
     ),
     Concept(
         "hypotension",
@@ -690,7 +772,10 @@ CONCEPTS: tuple[Concept, ...] = (
             r"complete heart block|third[- ]degree|(?:av|atrioventricular) block, complete"
             r"|complete (?:av|atrioventricular) block",
         ),
-        indirect=(r"bradycardi\w*|syncop\w*|dizz\w*|heart block",),
+        indirect=(
+            r"(?:heart|av|atrioventricular|atriovent) block",
+            r"bradycardi\w*|syncop\w*|dizz\w*|heart block",
+        ),
     ),
     Concept(
         "aortic dissection",
@@ -704,7 +789,10 @@ CONCEPTS: tuple[Concept, ...] = (
         ("N201", "N202", "N209", "5921", "5929"),
         findings=((r"calcul\w*|\bstones?\b", r"ureter\w*|\buvj\b|ureterovesical|ureteropelvic"),),
         hint_findings=(r"hydronephrosis",),
-        indirect=(r"flank pain|renal colic|kidney stone|nephrolithiasis",),
+        indirect=(
+            r"calcul\w*|\bstones?\b|nephrolithiasis|urolithiasis",
+            r"flank pain|renal colic|kidney stone|nephrolithiasis",
+        ),
     ),
     Concept(
         "cirrhosis",
@@ -722,7 +810,7 @@ CONCEPTS: tuple[Concept, ...] = (
         ("K21", "53081"),
         indirect=(
             r"omeprazole|pantoprazole|esomeprazole|lansoprazole|rabeprazole|famotidine|ranitidine"
-            r"|reflux|\bgerd\b",
+            r"|(?<!vesicoureteral )(?<!hepatojugular )\breflux\b|\bgerd\b",
         ),
     ),
     Concept(
@@ -750,7 +838,10 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "gastroenteritis",
         ("K52", "558", "A08", "A09", "0085", "0088", "009"),
-        indirect=(r"\bn/v\b|n/v/d|diarrh\w*|vomit\w*|nausea",),
+        indirect=(
+            r"gastroenteritis|colitis",
+            r"\bn/v\b|n/v/d|diarrh\w*|vomit\w*|nausea",
+        ),
     ),
     Concept(
         "hemiplegia",
@@ -777,6 +868,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "pericarditis",
         ("I30", "420"),
         findings=(r"\bpericarditis\b|diffuse st elevation|\bpr depression\b",),
-        indirect=(r"chest pain",),
+        indirect=(
+            r"pericarditis",
+            r"chest pain",
+        ),
     ),
 )

@@ -9,10 +9,14 @@ It exists so the pipeline runs offline and so an LLM auditor has a baseline to b
    chief complaint that names a sign-defined label's sign, or a sign that the indirect evidence
    localises; for a label outside the table, every content word of its title in one ECG, echo or
    radiology sentence;
-2. **partial** — *indirect* evidence: a suggestive lab, finding or sign; a hedged ("cannot be
+2. **partial** — *indirect* evidence: a suggestive lab or finding; a hedged ("cannot be
    excluded") or stale ("old healed fracture") finding; the concept's patterns (or, outside the
    table, the title's content words) in the prior history, home medications or chief complaint;
+   the very same title coded at an earlier visit;
 3. **unsupported** — nothing found.
+
+A label in the table is decided by its concept alone: its title's words are no fallback, since
+they may name something else ("HYPERTENSION NOS" is not "Portal hypertension").
 
 The quote is the lab entry, sentence or field that decided it. Lab entries are read in both of the
 EarlyDx builder's formats: ``Name value unit [low-high]*`` and the paper's ``Name value*``
@@ -287,6 +291,14 @@ def _named_in(title: str, texts: list[Sentence]) -> str | None:
     return None
 
 
+def _same_title_in_history(reference: Reference, ev: Evidence) -> Verdict | None:
+    """Partial when an earlier visit coded the very same title (ED or dictionary spelling): a
+    prior identical diagnosis is relevant history, whatever the concept's patterns say."""
+    titles = {tuple(tokens(t)) for t in (reference.ed_title, reference.dictionary_title, reference.text) if t}
+    quote = next((s.text for s in ev.history if tuple(tokens(s.text)) in titles), None)
+    return Verdict("partial", quote, rule="same diagnosis in prior history") if quote else None
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One instance's evidence, split once into what the rules read."""
@@ -295,6 +307,7 @@ class Evidence:
     findings: list[Sentence]
     complaint: list[Sentence]
     indirect: list[Sentence]
+    history: list[Sentence]
     vitals: str
 
     @classmethod
@@ -302,11 +315,13 @@ class Evidence:
         s = instance.sections
         complaint = sentences(s.get("chief_complaint"))
         indirect = [x for name in INDIRECT_SECTIONS for x in sentences(s.get(name))]
+        history = sentences(_HISTORY_PART.sub("", instance.history or ""))
         return cls(
             labs=parse_labs(s.get("labs")),
             findings=[x for name in FINDING_SECTIONS for x in sentences(s.get(name), name == "radiology")],
             complaint=complaint,
-            indirect=indirect + sentences(_HISTORY_PART.sub("", instance.history or "")),
+            indirect=indirect + history,
+            history=history,
             vitals=" | ".join(s.get(name) or "" for name in VITAL_SECTIONS),
         )
 
@@ -373,9 +388,10 @@ class RuleAuditor:
         ev = Evidence.of(instance)
         concept = concept_for(reference.code)
         if concept is not None:
-            verdict = judge(concept, ev)
-            if verdict is not None:
-                return verdict
+            # the concept's knowledge decides alone: its title's words may name something else
+            # ("HYPERTENSION NOS" is not the "Portal hypertension" of the history)
+            verdict = judge(concept, ev) or _same_title_in_history(reference, ev)
+            return verdict or Verdict("unsupported", "", rule=f"{concept.name}: nothing found")
         title = reference.ed_title or reference.text
         quote = _named_in(title, ev.findings)
         if quote:
@@ -383,4 +399,4 @@ class RuleAuditor:
         quote = _named_in(title, ev.indirect)
         if quote:
             return Verdict("partial", quote, rule="title named in history/medications/complaint")
-        return Verdict("unsupported", "", rule=f"{concept.name if concept else 'no concept'}: nothing found")
+        return Verdict("unsupported", "", rule="no concept: nothing found")
