@@ -81,6 +81,9 @@ _TROPONIN = Lab(r"troponin [ti]|troponin|hs-?troponin(?: [ti])?", "high")
 _ST_ELEVATION = r"\bst elevation\b|\bstemi\b|acute (?:myocardial )?infarct\w*"
 _ISCHAEMIA = r"\bst depression\b|t wave inversion|subendocardial (?:injury|ischemia)"
 _ABNORMAL_LABS = r"\babn\w* labs?\b|\babnl labs?\b"
+#: The lab line does not say whether a gas was arterial or venous, nor whether a "pH" was blood or
+#: urine: pCO2 counts from 50 mm Hg (above the venous normal range); pO2 and pH are not used.
+_HYPERCAPNIA = Lab(r"pco2", "high", 50)
 _FEVER = Vital("temp", ">=", 100.4)
 _TACHYCARDIA = Vital("hr", ">=", 100)
 _HYPOXAEMIA = Vital("spo2", "<=", 89)
@@ -610,7 +613,7 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "copd exacerbation",
         ("J44", "491", "492", "496"),
-        labs=(Lab(r"pco2", "high", 46),),
+        labs=(_HYPERCAPNIA,),
         indirect=(
             r"\bcopd\b|emphysema|chronic obstructive|chronic bronchitis",
             _INHALERS,
@@ -626,7 +629,7 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "acute respiratory failure",
         ("J96", "51881", "51882", "51884"),
-        labs=(Lab(r"po2", "low", 60), Lab(r"pco2", "high", 50)),
+        labs=(_HYPERCAPNIA,),
         vitals=(_HYPOXAEMIA,),
         indirect=(
             r"respirat\w* failure",
@@ -729,7 +732,7 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "acidosis",
         ("E872", "2762"),
-        labs=(Lab(_BICARB, "low"), Lab(r"ph", "low", 7.34), Lab(r"lactate", "high", 4.0)),
+        labs=(Lab(_BICARB, "low"), Lab(r"lactate", "high", 4.0)),
         indirect=(r"\bacidosis\b",),
     ),
     Concept(
