@@ -6,7 +6,9 @@ import multiprocessing
 import sqlite3
 from pathlib import Path
 
-from admitdx.llm.cache import ResponseCache, cache_key
+import pytest
+
+from admitdx.llm.cache import CacheError, ResponseCache, cache_key
 
 
 def _request(content: str = "hi", temperature: float = 0.0) -> dict:
@@ -69,3 +71,17 @@ def test_many_processes_write_concurrently(tmp_path: Path) -> None:
     assert len(cache) == 4 * 60 + 60
     hit = cache.get(cache_key(_request(content="3-59")))
     assert hit is not None and hit.raw == "answer 3-59"
+
+
+def test_a_file_that_is_not_sqlite_is_a_cache_error_saying_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "llm.sqlite"
+    path.write_bytes(b"\x00garbage" * 1000)
+    with pytest.raises(CacheError, match="is damaged") as e:
+        ResponseCache(path)
+    assert f"mv {path} {path}.damaged" in str(e.value)
+    assert path.read_bytes() == b"\x00garbage" * 1000  # never overwritten or dropped
+
+
+def test_a_folder_as_cache_path_is_a_cache_error(tmp_path: Path) -> None:
+    with pytest.raises(CacheError, match="cannot use the LLM response cache"):
+        ResponseCache(tmp_path)
