@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
@@ -42,7 +43,10 @@ from admitdx.errors import UsageError
 from admitdx.llm.cache import ResponseCache, cache_key
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost, check_egress, parse_allow_hosts
+from admitdx.llm.messages import connection_failure_hint, http_refusal, proxy_tunnel_refusal
 from admitdx.llm.parse import parse_output
+from admitdx.llm.redact import redact_text, redact_url, url_secrets
+from admitdx.llm.urls import connect_url
 
 RETRY_STATUSES = frozenset({408, 409, 429})
 POOL_SIZE = 8  # connections per httpx pool (see LLMClient._http_pools)
@@ -113,6 +117,9 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def _is_transient(exc: BaseException) -> bool:
+    """A proxy that refuses the tunnel (httpx.ProxyError) will refuse it again: not transient."""
+    if isinstance(exc, httpx.ProxyError):
+        return False
     return isinstance(exc, TransientError | httpx.TimeoutException | httpx.TransportError)
 
 
@@ -129,7 +136,10 @@ class LLMClient:
     """Calls one endpoint with bounded concurrency, retries and a shared response cache.
 
     The egress guard runs in the constructor, so a refused endpoint fails before any work starts;
-    ``egress`` is the decision record for the manifest.
+    ``egress`` is the decision record for the manifest. Requests go only where the guard looked:
+    the environment's proxy variables are ignored (``trust_env=False``), ``localhost`` is connected
+    to by its /etc/hosts address (:func:`admitdx.llm.urls.connect_url`), and a proxy is used only
+    when ``config.proxy`` names one the guard allowed.
 
     ``liveness``, when given, is called before every retry and after the last one; it raises if the
     server this client depends on has died (e.g. :meth:`admitdx.llm.local_server.LocalServer.check_alive`
@@ -147,13 +157,16 @@ class LLMClient:
     ) -> None:
         self.config = config
         self.liveness = liveness
-        self.egress = check_egress(config.base_url, parse_allow_hosts(allow_hosts))
+        self.egress = check_egress(config.base_url, parse_allow_hosts(allow_hosts), proxy=config.proxy)
         if cache is None and config.cache_path is not None:
             cache = ResponseCache(config.cache_path)
         self.cache = cache
         self.stats = ClientStats()
         self.dialect = "json_schema" if config.structured == "auto" else config.structured
-        self._url = config.base_url.rstrip("/") + "/chat/completions"
+        url = config.base_url.rstrip("/") + "/chat/completions"
+        self._url, self._host_header = connect_url(url)
+        self._shown_url = redact_url(url)  # the URL in messages: no credentials
+        self._shown_proxy = redact_url(config.proxy) if config.proxy else None
 
     # ----------------------------------------------------------------- one call
     def request_identity(self, req: ChatRequest) -> dict[str, Any]:
@@ -190,12 +203,17 @@ class LLMClient:
             async for attempt in retrying:
                 with attempt:
                     raw, usage, latency, finish = await self._post(http, req)
+        except httpx.ProxyError as e:
+            message, hint = proxy_tunnel_refusal(
+                self._redact(str(e)), url=self._shown_url, proxy=self._shown_proxy or ""
+            )
+            raise LLMCallError(message, hint=hint) from e
         except (TransientError, httpx.TransportError, httpx.TimeoutException) as e:
             if self.liveness is not None:
                 self.liveness()  # a server that died says so, rather than "kept failing"
             raise LLMCallError(
-                f"{self.config.base_url} kept failing after {self.config.retries} retries: {e!r}",
-                hint="check that the server is up (or raise `retries`); finished outputs are kept: rerun",
+                self._redact(f"{self._shown_url} kept failing after {self.config.retries} retries: {e!r}"),
+                hint=connection_failure_hint(proxy=self._shown_proxy),
             ) from e
         self.stats.model_calls += 1
         if self.cache is not None:
@@ -235,7 +253,7 @@ class LLMClient:
             body["response_format"] = fmt
         self.stats.http_attempts += 1
         t0 = time.perf_counter()
-        resp = await http.post(self._url, json=body)
+        resp = await http.post(self._url, json=body, extensions=self._extensions())
         latency = time.perf_counter() - t0
         status = resp.status_code
         self.stats.by_status[str(status)] = self.stats.by_status.get(str(status), 0) + 1
@@ -251,10 +269,15 @@ class LLMClient:
                 retry_after_s=parse_retry_after(resp.headers.get("retry-after")),
             )
         if status >= 400:
-            raise LLMCallError(
-                f"{self._url} answered HTTP {status}: {resp.text[:300]}",
-                hint="check model name, API key and structured-output dialect (`structured:` option)",
+            message, hint = http_refusal(
+                status,
+                resp.reason_phrase,
+                resp.headers,
+                self._redact(resp.text[:300]),
+                url=self._shown_url,
+                proxy=self._shown_proxy,
             )
+            raise LLMCallError(message, hint=hint)
         try:
             data = resp.json()
             choice = data["choices"][0]
@@ -269,6 +292,17 @@ class LLMClient:
         ) as e:
             raise TransientError(f"unreadable response body ({type(e).__name__}): {resp.text[:120]!r}") from e
         return raw, data.get("usage"), latency, choice.get("finish_reason")
+
+    def _redact(self, text: str) -> str:
+        """``text`` without the API key (or echoes of it) and without URL credentials."""
+        secrets = [self.config.api_key(), *url_secrets(self.config.base_url), *url_secrets(self.config.proxy)]
+        return redact_text(text, secrets)
+
+    def _extensions(self) -> dict[str, Any]:
+        """A ``localhost`` URL is connected to by address: TLS must still check the name's certificate."""
+        if self._host_header is None or not self._url.startswith("https:"):
+            return {}
+        return {"sni_hostname": urlsplit(self.config.base_url).hostname}
 
     def _rejects_json_schema(self, status: int, text: str) -> bool:
         """In ``auto`` mode: does this error say the server does not know ``json_schema``?"""
@@ -289,12 +323,17 @@ class LLMClient:
         n = self.config.concurrency
         sizes = [min(POOL_SIZE, n - start) for start in range(0, n, POOL_SIZE)]
         tls = ssl.create_default_context()  # one for all pools: loading CA certificates costs ~30 ms each
+        headers = {"Authorization": f"Bearer {self.config.api_key()}"}
+        if self._host_header:
+            headers["Host"] = self._host_header
         return [
             httpx.AsyncClient(
                 verify=tls,
+                trust_env=False,  # no HTTP(S)_PROXY / ALL_PROXY, no .netrc: see admitdx.llm.egress
+                proxy=self.config.proxy,
                 timeout=httpx.Timeout(self.config.timeout_s, connect=min(10.0, self.config.timeout_s)),
                 limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
-                headers={"Authorization": f"Bearer {self.config.api_key()}"},
+                headers=headers,
             )
             for size in sizes
         ]

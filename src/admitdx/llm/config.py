@@ -19,7 +19,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from admitdx.errors import UsageError
-from admitdx.llm.egress import is_loopback
+from admitdx.llm.urls import check_url, is_loopback
 
 StructuredDialect = Literal["auto", "json_schema", "json_object", "none"]
 
@@ -38,6 +38,10 @@ class LLMConfig:
 
     Retries back off exponentially with full jitter from ``backoff_initial_s`` up to
     ``backoff_max_s``; a server's ``Retry-After`` overrides that, up to ``retry_after_max_s``.
+
+    ``proxy`` routes the requests through an HTTP proxy; its host needs an ``allow_hosts`` entry
+    with an attestation (see :mod:`admitdx.llm.egress`). The environment's proxy variables are
+    never used.
 
     ``model_revision`` names the exact weights (a GGUF file hash, a Hugging Face revision, an API
     snapshot date): it enters the cache key next to ``model``, because a server alias such as
@@ -61,8 +65,12 @@ class LLMConfig:
     structured: StructuredDialect = "auto"
     cache_path: Path | None = DEFAULT_CACHE_PATH
     cache_only: bool = False
+    proxy: str | None = None
 
     def __post_init__(self) -> None:
+        check_url(self.base_url, "base_url")
+        if self.proxy is not None:
+            check_url(self.proxy, "proxy")
         if self.concurrency < 1:
             raise UsageError(f"concurrency must be at least 1 (got {self.concurrency})")
         if self.retries < 0:
@@ -117,13 +125,15 @@ class LLMConfig:
         """What the manifest records about the model (never the API key).
 
         A loopback endpoint is recorded without its port: the embedded server takes a free port at
-        every start, and a resumed audit or prediction run must not look stale because of it. The
-        model and its revision say which weights answered.
+        every start, and a resumed audit or prediction run must not look stale because of it. Any
+        endpoint is recorded without credentials in its URL. The model and its revision say which
+        weights answered.
         """
         url = urlsplit(self.base_url)
         host = url.hostname or ""
-        if is_loopback(host):
-            url = url._replace(netloc=f"[{host}]" if ":" in host else host)
+        hostport = url.netloc.rpartition("@")[2]
+        literal = f"[{host}]" if ":" in host else host
+        url = url._replace(netloc=literal if is_loopback(host) else hostport)
         return {
             "base_url": url.geturl(),
             "model": self.model,

@@ -21,12 +21,14 @@ not sent: their matching is empty by definition.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from string import Template
 from typing import Any
 
+from admitdx.errors import UsageError
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.local_server import LocalServer
@@ -115,11 +117,21 @@ class LlmJudgeMatcher(Matcher):
             "template": self.prompt_path.name,
             "sha256": sha256_text(self.system_template + "\n" + self.user_template),
         }
+        if llm is not None and not isinstance(llm, dict):
+            raise UsageError(
+                f"the judge's llm parameter must be a mapping of LLM options, not {llm!r}",
+                hint="e.g. --param 'llm={base_url: http://127.0.0.1:8080/v1, model: local}'",
+            )
         self.server = LocalServer().start() if local else None
-        base = self.server.config() if self.server else LLMConfig()
-        self.config = base.with_overrides(**(llm or {})) if llm else base
-        liveness = self.server.check_alive if self.server is not None else None
-        self.client = LLMClient(self.config, allow_hosts=allow_hosts, liveness=liveness)
+        try:
+            base = self.server.config() if self.server else LLMConfig()
+            # from_options names an unknown key (a typo) instead of failing inside dataclasses.replace
+            self.config = LLMConfig.from_options({**dataclasses.asdict(base), **llm}) if llm else base
+            liveness = self.server.check_alive if self.server is not None else None
+            self.client = LLMClient(self.config, allow_hosts=allow_hosts, liveness=liveness)
+        except BaseException:  # a refused option or host must not leave the server running
+            self.close()
+            raise
 
     def params(self) -> dict[str, Any]:
         """Prompt and model identity; not the base URL (a local server gets a new port each run)."""

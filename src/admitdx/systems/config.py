@@ -3,7 +3,7 @@
 ::
 
     allow_hosts:                       # optional; see admitdx.llm.egress
-      - host: my-endpoint.example.org
+      - host: my-endpoint.example.org  # each entry a mapping: a bare `- NAME` is an error
         attestation: "zero-retention agreement, contract 2026-04"
     systems:
       knn-dense-bio:                   # the name predictions are filed under
@@ -91,7 +91,4 @@ def load_config(path: Path | None) -> RunConfig:
                 hint=f"set `kind:` to one of: {', '.join(kinds)}",
             )
         systems[str(name)] = SystemChoice(str(name), kind, options)
-    allow_hosts = data.get("allow_hosts") or []
-    if not isinstance(allow_hosts, list):
-        raise UsageError(f"{path}: `allow_hosts` must be a list of {{host, attestation}} entries")
-    return RunConfig(systems, parse_allow_hosts(allow_hosts))
+    return RunConfig(systems, parse_allow_hosts(data.get("allow_hosts"), where=str(path)))

@@ -37,6 +37,7 @@ from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Predic
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl
 from admitdx.llm.egress import AllowedHost
+from admitdx.llm.redact import redact_options
 from admitdx.progress import progress_bar
 from admitdx.runs import check_resumable, read_manifest, sha256_file, write_manifest
 from admitdx.systems import System, registered
@@ -138,7 +139,7 @@ def run_predictions(
         "split": split,
         "train_split": train_split,
         "limit": limit,
-        "system": {"name": choice.name, "kind": choice.kind, "options": choice.options},
+        "system": {"name": choice.name, "kind": choice.kind, "options": redact_options(choice.options)},
         "allow_hosts": [dataclasses.asdict(h) for h in allow_hosts],
     }
     if hasattr(system, "manifest_inputs"):
