@@ -381,11 +381,15 @@ class RuleAuditor:
         }
 
     def audit_many(self, pairs: Iterable[tuple[Instance, int]]) -> Iterator[tuple[Instance, int, Verdict]]:
+        """Pairs of one instance usually come together: its evidence is read once for all of them."""
+        last: tuple[Instance, Evidence] | None = None
         for inst, ref in pairs:
-            yield inst, ref, self.audit(inst, inst.references[ref])
+            if last is None or last[0] is not inst:
+                last = (inst, Evidence.of(inst))
+            yield inst, ref, self.audit(inst, inst.references[ref], last[1])
 
-    def audit(self, instance: Instance, reference: Reference) -> Verdict:
-        ev = Evidence.of(instance)
+    def audit(self, instance: Instance, reference: Reference, evidence: Evidence | None = None) -> Verdict:
+        ev = evidence or Evidence.of(instance)
         concept = concept_for(reference.code)
         if concept is not None:
             # the concept's knowledge decides alone: its title's words may name something else
