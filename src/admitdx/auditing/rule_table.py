@@ -288,12 +288,11 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "pyelonephritis",
         ("N10", "N11", "N12", "590"),
-        labs=_URINE_LABS,
         findings=(r"\bpyelonephritis\b|striated nephrogram",),
-        indirect=(
-            r"pyelonephritis",
-            r"\bflank\b|\bdysuria\b|\bcva tenderness\b",
-        ),
+        # a positive urinalysis shows a UTI; flank pain or fever places it in the kidney
+        context_signs=_URINE_LABS,
+        hint_labs=_URINE_LABS,
+        indirect=(r"pyelonephritis", r"\bflank\b|\bcva tenderness\b|\bfevers?\b|\bfebrile\b"),
     ),
     Concept(
         "atrial fibrillation",
