@@ -425,7 +425,7 @@ CONCEPTS: tuple[Concept, ...] = (
     ),
     Concept(
         "hypoglycemia",
-        ("E16", "E160", "E162", "251"),
+        ("E160", "E161", "E162", "2510", "2511", "2512"),
         labs=(Lab(_GLUCOSE, "low", 70),),
         indirect=(r"insulin|glipizide|glyburide|hypoglycemi\w*",),
     ),
