@@ -101,17 +101,22 @@ class _Recorder(ThreadingHTTPServer, ABC):
 
 
 class Endpoint(_Recorder):
-    """An OpenAI-compatible chat endpoint; ``refuse=(status, body)`` makes it answer that instead."""
+    """An OpenAI-compatible chat endpoint; ``refuse=(status, body)`` makes it answer that instead,
+    ``redirect=URL`` makes it answer 307 to URL."""
 
-    def __init__(self, refuse: tuple[int, str] | None = None) -> None:
+    def __init__(self, refuse: tuple[int, str] | None = None, redirect: str | None = None) -> None:
         super().__init__()
         self.refuse = refuse
+        self.redirect = redirect
 
     @property
     def base_url(self) -> str:
         return self.url + "/v1"
 
     def respond(self, handler: _Handler, seen: Seen, raw: bytes) -> None:
+        if self.redirect is not None:
+            handler.send(307, b"", {"Location": self.redirect})
+            return
         if self.refuse is not None:
             status, text = self.refuse
             handler.send(status, text.encode())

@@ -190,6 +190,22 @@ def test_a_server_refusal_names_the_server_and_never_prints_the_key_or_url_passw
     assert endpoint.seen[0].headers["authorization"].startswith("Basic ")  # URL userinfo is basic auth
 
 
+def test_a_redirect_is_not_followed_even_to_another_loopback_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Endpoint() as target:
+        elsewhere = f"http://carol:redirect-pw@127.0.0.1:{target.port}/v1/chat/completions"
+        with Endpoint(redirect=elsewhere) as endpoint:
+            args = _predict_args(_dataset(tmp_path), tmp_path / "p", endpoint.base_url, tmp_path / "c.sqlite")
+            code, output = run_cli(args, capsys, monkeypatch)
+    assert code == 2 and "Traceback" not in output
+    assert (
+        f"answered HTTP 307, a redirect to http://***@127.0.0.1:{target.port}/v1/chat/completions" in output
+    )
+    assert "which is not followed" in output and "redirect-pw" not in output
+    assert (len(endpoint.seen), len(target.seen)) == (1, 0)  # one request, not retried, never followed
+
+
 def test_localhost_is_connected_by_address_and_never_resolved(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

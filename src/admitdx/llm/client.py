@@ -43,7 +43,12 @@ from admitdx.errors import UsageError
 from admitdx.llm.cache import ResponseCache, cache_key
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost, check_egress, parse_allow_hosts
-from admitdx.llm.messages import connection_failure_hint, http_refusal, proxy_tunnel_refusal
+from admitdx.llm.messages import (
+    connection_failure_hint,
+    http_refusal,
+    proxy_tunnel_refusal,
+    redirect_refusal,
+)
 from admitdx.llm.parse import parse_output
 from admitdx.llm.redact import redact_text, redact_url, url_secrets
 from admitdx.llm.urls import connect_url
@@ -262,6 +267,11 @@ class LLMClient:
             self.dialect = "json_object"
             self.stats.dialect_switches += 1
             return await self._post(http, req)
+        if 300 <= status < 400:  # httpx does not follow redirects (its default); say so plainly
+            message, hint = redirect_refusal(
+                status, self._redact(redact_url(resp.headers.get("location", ""))), url=self._shown_url
+            )
+            raise LLMCallError(message, hint=hint)
         if status in RETRY_STATUSES or status >= 500:
             raise TransientError(
                 f"HTTP {status}",

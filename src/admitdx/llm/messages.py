@@ -60,6 +60,16 @@ def http_refusal(
     )
 
 
+def redirect_refusal(status: int, location: str, *, url: str) -> tuple[str, str]:
+    """(message, hint) for a 3xx: redirects are never followed, since the guard approved ``url`` only."""
+    return (
+        f"the server at {url} answered HTTP {status}, a redirect to {location or '(no Location)'}, "
+        "which is not followed: patient text goes only to the address the egress guard approved",
+        "if that address may receive the data, set base_url to it (a non-loopback host also needs an "
+        "allow_hosts entry)",
+    )
+
+
 def proxy_tunnel_refusal(error: str, *, url: str, proxy: str) -> tuple[str, str]:
     """(message, hint) when the proxy refused to open a tunnel (CONNECT) to an https endpoint."""
     return (
