@@ -1,4 +1,5 @@
-"""Time ``admitdx data check`` and ``data convert`` on synthetic MIMIC-IV roots of several sizes.
+"""Time ``admitdx data check`` and ``data convert`` on synthetic MIMIC-IV roots of several sizes, and
+what verifying gzip checksums costs ``check`` and ``build``.
 
 Usage:
     python bench/bench_data.py                      # 1k and 10k synthetic patients
@@ -7,15 +8,22 @@ Usage:
 
 Each step runs in a fresh Python process so that its peak resident memory (VmHWM, which includes
 DuckDB's buffers) is its own. Prints, per root and step: rows read, seconds, rows/s, peak
-memory. Synthetic roots come from ``admitdx.sources.synthetic.generate_synthetic`` (seed fixed) and
+memory. Synthetic roots come from ``admitdx.synthetic.generate_synthetic`` (seed fixed) and
 are generated once per size under ``--workdir``; the generation time is printed but is not what
 this script measures (see the generator's own benchmark).
+
+Integrity overhead: ``crc`` is the fresh gzip CRC verification of every ``.csv.gz`` of the root
+(what ``data check`` adds on every run); ``build`` runs ``build_earlydx`` twice, first with an
+empty verdict cache (the gate verifies checksums and scans the tables it reads) and then with the
+verdicts remembered, so the difference is what the gate costs the first build of a root. Every
+step gets its own ``$ADMITDX_CACHE_DIR`` so nothing is remembered from another step.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -47,6 +55,8 @@ def run_step(step: str, root: Path, out: Path) -> dict[str, float]:
     from admitdx.sources.check import check_mimic
     from admitdx.sources.convert import convert_mimic
 
+    if step in ("crc", "build"):
+        return _integrity_step(step, root, out)
     started = time.perf_counter()
     if step == "check":
         report = check_mimic(root)
@@ -59,15 +69,43 @@ def run_step(step: str, root: Path, out: Path) -> dict[str, float]:
     return {"rows": rows, "seconds": time.perf_counter() - started, "peak_mb": _peak_rss_mb()}
 
 
-def _in_child(step: str, root: Path, out: Path) -> dict[str, float]:
+def _integrity_step(step: str, root: Path, out: Path) -> dict[str, float]:
+    """``crc``: fresh checksums of every gzip table. ``build``: a build with no remembered verdicts,
+    then the same build again (forced) with them."""
+    from admitdx.sources.files import discover_tables
+    from admitdx.sources.integrity import default_verdicts, verify_gzips
+    from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
+
+    if step == "crc":
+        paths = [tf.path for tf in discover_tables(root).values() if tf.gzipped]
+        started = time.perf_counter()
+        damaged = [p for p, r in verify_gzips(paths, default_verdicts(), fresh=True).items() if r.damage]
+        if damaged:
+            raise SystemExit(f"corrupt gzip files in {root}: {damaged}")
+        mb = sum(p.stat().st_size for p in paths) / 2**20
+        return {"rows": 0, "seconds": time.perf_counter() - started, "peak_mb": _peak_rss_mb(), "gz_mb": mb}
+    timings = []
+    for force in (False, True):
+        started = time.perf_counter()
+        result = build_earlydx(root, out, EarlyDxParams(), force=force)
+        timings.append(time.perf_counter() - started)
+    shutil.rmtree(out, ignore_errors=True)
+    rows = result["counts"]["encounters_with_labels"]
+    return {"rows": rows, "seconds": timings[0], "warm_seconds": timings[1], "peak_mb": _peak_rss_mb()}
+
+
+def _in_child(step: str, root: Path, out: Path, cache: Path) -> dict[str, float]:
+    """Run one step in a fresh process with its own (empty) verdict cache."""
+    shutil.rmtree(cache, ignore_errors=True)
     cmd = [sys.executable, __file__, "--step", step, "--root", str(root), "--out", str(out)]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    env = {**os.environ, "ADMITDX_CACHE_DIR": str(cache)}
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _synthetic_root(patients: int, seed: int, workdir: Path) -> Path:
     try:
-        from admitdx.sources.synthetic import generate_synthetic
+        from admitdx.synthetic import generate_synthetic
     except ImportError as e:
         raise SystemExit(f"the synthetic generator is not available ({e}); pass --root DIR instead") from e
     root = workdir / f"synthetic-{patients}-seed{seed}"
@@ -94,7 +132,7 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, help="where synthetic roots and Parquet copies go (default: temp)"
     )
-    parser.add_argument("--step", choices=("check", "convert"), help=argparse.SUPPRESS)
+    parser.add_argument("--step", choices=("check", "convert", "crc", "build"), help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -113,17 +151,37 @@ def main() -> None:
         f"\n{'root':<16} {'input MB':>9} {'step':<8} {'rows':>13} {'seconds':>8} {'rows/s':>12} "
         f"{'peak MB':>8}  (target peak < {PEAK_MEMORY_TARGET_MB} MB)"
     )
+    overhead = []
     for label, root in roots:
         out = workdir / f"parquet-{root.name}"
-        for step in ("check", "convert"):
-            r = _in_child(step, root, out)
-            rate = r["rows"] / r["seconds"] if r["seconds"] else float("nan")
+        steps = {}
+        for step in ("check", "convert", "crc", "build"):
+            target = workdir / f"built-{root.name}" if step == "build" else out
+            steps[step] = r = _in_child(step, root, target, workdir / "cache")
+            rate = r["rows"] / r["seconds"] if r["seconds"] and r["rows"] else float("nan")
             print(
                 f"{label:<16} {_du_mb(root):>9.1f} {step:<8} {int(r['rows']):>13,} {r['seconds']:>8.2f} "
                 f"{rate:>12,.0f} {r['peak_mb']:>8.0f}",
                 flush=True,
             )
         print(f"{'':<16} parquet copy: {_du_mb(out):.1f} MB", flush=True)
+        overhead.append((label, steps))
+    print(
+        "\nintegrity overhead: gzip CRC-32 of every .csv.gz (Python zlib, up to 4 threads), and the build "
+        "gate (CRC + one scan of each table the build reads), paid once per file version"
+    )
+    print(
+        f"{'root':<16} {'gzip MB':>8} {'CRC s':>7} {'check s':>8} {'CRC/check':>9} "
+        f"{'build 1st s':>11} {'build next s':>12} {'gate once s':>11}"
+    )
+    for label, st in overhead:
+        crc, check, build = st["crc"], st["check"], st["build"]
+        print(
+            f"{label:<16} {crc['gz_mb']:>8.1f} {crc['seconds']:>7.2f} {check['seconds']:>8.2f} "
+            f"{crc['seconds'] / check['seconds']:>9.0%} {build['seconds']:>11.2f} "
+            f"{build['warm_seconds']:>12.2f} {build['seconds'] - build['warm_seconds']:>11.2f}",
+            flush=True,
+        )
     if not args.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import csv
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from admitdx.cli import main
 from admitdx.sources.check import check_mimic
 from admitdx.sources.mimic import open_mimic
 from admitdx.sources.schema import SCHEMAS
+from data_roots import rewrite_csv_gz, run_cli
 
 # Row counts of the MIMIC-IV Clinical Database Demo 2.2 / MIMIC-IV-ED Demo 2.2 / ECG Demo 0.1
 # (schema doc section 8, from mimic-code's validate.sql and PhysioNet's demo pages).
@@ -39,14 +37,10 @@ DEMO_ROWS = {
 REQUIRED = sorted(k for k, s in SCHEMAS.items() if s.required)
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    """Run ``admitdx ARGS`` through the real entry point; returns (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["admitdx", *args])
-    monkeypatch.setenv("COLUMNS", "250")  # keep rich from wrapping the messages asserted on
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    out, err = capsys.readouterr()
-    return exit_info.value.code, out, err
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verdicts (gzip CRC, clean scans) go to a folder of this test, not the user's cache."""
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def test_demo_check_reports_real_row_counts(demo_dir: Path) -> None:
@@ -90,17 +84,6 @@ def small_root(demo_dir: Path, tmp_path: Path) -> Path:
     return root
 
 
-def _rewrite(path: Path, edit) -> None:
-    """Replace a (linked) demo table by an edited copy: ``edit(header, rows) -> (header, rows)``."""
-    with gzip.open(path.resolve(), "rt", newline="") as f:
-        reader = csv.reader(f)
-        header, rows = next(reader), list(reader)
-    header, rows = edit(header, rows)
-    path.unlink()
-    with gzip.open(path, "wt", newline="") as f:
-        csv.writer(f).writerows([header, *rows])
-
-
 def test_small_root_passes(small_root: Path, capsys, monkeypatch) -> None:
     code, out, _ = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
     assert code == 0 and "note absent" in out
@@ -126,7 +109,7 @@ def test_missing_required_column(small_root: Path, capsys, monkeypatch) -> None:
         i = header.index("admittime")
         return header[:i] + header[i + 1 :], [r[:i] + r[i + 1 :] for r in rows]
 
-    _rewrite(small_root / "hosp" / "admissions.csv.gz", drop_admittime)
+    rewrite_csv_gz(small_root / "hosp" / "admissions.csv.gz", drop_admittime)
     code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
     assert code == 2
     assert "required column admittime is missing" in err and "table hosp.admissions" in err
@@ -166,7 +149,7 @@ def test_empty_file(small_root: Path, capsys, monkeypatch) -> None:
 
 
 def test_header_only_required_table(small_root: Path) -> None:
-    _rewrite(small_root / "hosp" / "patients.csv.gz", lambda header, rows: (header, []))
+    rewrite_csv_gz(small_root / "hosp" / "patients.csv.gz", lambda header, rows: (header, []))
     report = check_mimic(small_root)
     assert [(w, p.message) for w, p in report.errors()] == [
         ("hosp.patients", "hosp.patients has a header but no rows")
@@ -187,7 +170,7 @@ def test_unconvertible_value_names_column_and_row(small_root: Path, capsys, monk
         rows[4][header.index("anchor_year")] = "21xx"
         return header, rows
 
-    _rewrite(small_root / "hosp" / "patients.csv.gz", bad_year)
+    rewrite_csv_gz(small_root / "hosp" / "patients.csv.gz", bad_year)
     code, _, err = run_cli(["data", "check", "--mimic", str(small_root)], capsys, monkeypatch)
     assert code == 2
     assert "'21xx' is not a valid SMALLINT" in err
@@ -200,7 +183,7 @@ def test_null_key_reports_first_row(small_root: Path) -> None:
             rows[i][header.index("stay_id")] = ""
         return header, rows
 
-    _rewrite(small_root / "ed" / "edstays.csv.gz", blank_stay_ids)
+    rewrite_csv_gz(small_root / "ed" / "edstays.csv.gz", blank_stay_ids)
     report = check_mimic(small_root)
     [(where, problem)] = report.errors()
     assert (where, problem.column, problem.row) == ("ed.edstays", "stay_id", 7)
@@ -208,7 +191,7 @@ def test_null_key_reports_first_row(small_root: Path) -> None:
 
 
 def test_extra_columns_and_tables_are_fine(small_root: Path) -> None:
-    _rewrite(
+    rewrite_csv_gz(
         small_root / "ed" / "triage.csv.gz", lambda h, rows: ([*h, "site_note"], [[*r, "x"] for r in rows])
     )
     (small_root / "hosp" / "my_cohort.csv").write_text("subject_id,flag\n10000032,1\n")

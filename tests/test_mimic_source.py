@@ -13,6 +13,12 @@ from admitdx.sources.mimic import open_mimic
 from admitdx.sources.schema import SCHEMAS
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verdicts (gzip CRC, clean scans) go to a folder of this test, not the user's cache."""
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
+
+
 def _raw_column(path: Path, column: str) -> list[str]:
     with gzip.open(path, "rt", newline="") as f:
         return [row[column] for row in csv.DictReader(f)]

@@ -22,6 +22,7 @@ from rich.table import Table
 from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
 from admitdx.sources.convert import DEFAULT_COMPRESSION, DEFAULT_MEMORY_LIMIT, ConvertedTable, convert_mimic
 from admitdx.sources.files import TableFile, discover_tables
+from admitdx.sources.integrity import GzipResult
 
 data_app = typer.Typer(help="Inspect, convert and synthesize MIMIC-IV roots.", no_args_is_help=True)
 
@@ -42,24 +43,31 @@ def check(
 ) -> None:
     """Validate a MIMIC-IV root: per module and table, found or missing, row count and problems.
 
-    Reads every table once in full, with the documented column types.
+    Reads every table once in full, with the documented column types, and verifies every gzip
+    checksum afresh (convert and build trust a checksum verified before while the file is unchanged).
 
-    Exit code 2 when the root cannot be used: a required table or column is missing, a file is empty or
-    corrupt, a value does not convert, or a NOT NULL key is null. Warnings alone exit 0.
+    Exit code 2 when the root cannot be used: a required table or column is missing, a file is empty,
+    corrupt or unreadable, a value does not convert, a NOT NULL key is null, or a row breaks a rule
+    builds rely on (an ED stay ending before it starts, a negative age). Warnings alone exit 0.
 
     Example: admitdx data check --mimic ../shared/data/mimic-iv-demo
     """
     err = Console(stderr=True)
+    tables = discover_tables(mimic)
     try:
         with _progress(err, disable=as_json) as progress:
-            task = progress.add_task("checking tables", total=_source_bytes(mimic))
+            crc = progress.add_task("verifying gzip checksums", total=_source_bytes(tables, gzipped=True))
+            task = progress.add_task("checking tables", total=_source_bytes(tables))
+
+            def verified(r: GzipResult) -> None:
+                progress.update(crc, advance=r.path.stat().st_size, description=f"checksum {r.path.name}")
 
             def done(t: TableReport) -> None:
                 rows = f"{t.rows:,} rows" if t.rows is not None else t.status
                 size = Path(t.path).stat().st_size if t.path else 0
                 progress.update(task, advance=size, description=f"{t.qualified} ({rows})")
 
-            report = check_mimic(mimic, on_table=done)
+            report = check_mimic(mimic, on_table=done, on_verified=verified)
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: nothing was written; run the check again when ready")
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -84,13 +92,20 @@ def convert(
 
     Builds read the copy exactly like the original (pass the output folder as --mimic), only faster.
 
-    An interrupted run keeps the tables it finished; running the same command again skips them.
+    Refuses (exit 2, before writing anything) a root with a table `data check` would report an error
+    in. An interrupted run keeps the tables it finished; running the same command again skips them.
+    Until a run finishes, the folder is marked unfinished and builds refuse it.
 
     Example: admitdx data convert --mimic ~/physionet/mimiciv --out ~/mimiciv-parquet
     """
     console = Console(stderr=True)
+    tables = discover_tables(mimic)
     with _progress(console) as progress:
-        task = progress.add_task("converting", total=_source_bytes(mimic))
+        crc = progress.add_task("verifying gzip checksums", total=_source_bytes(tables, gzipped=True))
+        task = progress.add_task("converting", total=_source_bytes(tables))
+
+        def verified(r: GzipResult) -> None:
+            progress.update(crc, advance=r.path.stat().st_size, description=f"checksum {r.path.name}")
 
         def start(tf: TableFile) -> None:
             progress.update(task, description=tf.qualified)
@@ -110,6 +125,7 @@ def convert(
                 memory_limit=memory_limit or None,
                 on_start=start,
                 on_done=done,
+                on_verified=verified,
             )
         except KeyboardInterrupt:
             console.print("[yellow]interrupted[/]: finished tables are kept; run the same command to resume")
@@ -118,9 +134,9 @@ def convert(
     console.print(f"[green]done[/]: {len(results)} tables, {rows:,} rows → {out}")
 
 
-def _source_bytes(root: Path) -> int:
-    """Total size of the table files: the progress bars count bytes read, a fair proxy for time."""
-    return sum(tf.path.stat().st_size for tf in discover_tables(root).values())
+def _source_bytes(tables: dict[str, TableFile], *, gzipped: bool = False) -> int:
+    """Total size of the (gzip) table files: progress bars count bytes read, a fair proxy for time."""
+    return sum(tf.path.stat().st_size for tf in tables.values() if tf.gzipped or not gzipped)
 
 
 def _progress(console: Console, *, disable: bool = False) -> Progress:

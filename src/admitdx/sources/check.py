@@ -20,7 +20,7 @@ from typing import Any
 
 from admitdx.errors import InputError
 from admitdx.sources.files import TableFile
-from admitdx.sources.integrity import Verdicts, default_verdicts, file_identity, verify_gzip
+from admitdx.sources.integrity import GzipResult, Verdicts, default_verdicts, file_identity, verify_gzips
 from admitdx.sources.mimic import MimicSource, open_mimic
 from admitdx.sources.rules import ERROR, WARNING, Problem, cross_problems, scan_table
 from admitdx.sources.schema import MODULES, REQUIRED_MODULES, expected_tables
@@ -98,26 +98,32 @@ def check_mimic(
     root: Path,
     *,
     on_table: Callable[[TableReport], None] | None = None,
+    on_verified: Callable[[GzipResult], None] | None = None,
     threads: int | None = None,
     verdicts: Verdicts | None = None,
 ) -> CheckReport:
     """Validate every table under ``root`` against the documented schema; never raises for data problems.
 
     Raises InputError only when ``root`` is not a MIMIC-IV root at all (or is an unfinished or
-    stale conversion). ``on_table`` is called after each table is read (for progress display).
+    stale conversion). ``on_table`` is called after each table is read and ``on_verified`` after
+    each gzip checksum (from worker threads), for progress display.
     Every gzip checksum is verified afresh; clean results are remembered in ``verdicts`` (default:
     the user's cache), so a build that follows does not verify the same files again.
     """
     verdicts = verdicts or default_verdicts()
     with open_mimic(root, strict=False, threads=threads) as source:
         folders = {t.module: str(t.path.parent) for t in source.tables.values()}
+        gzips = [source.tables[k].path for k in source.columns if source.tables[k].gzipped]
+        crc = verify_gzips(
+            gzips, verdicts, fresh=True, on_done=on_verified
+        )  # all at once: the files decompress in parallel
         modules = []
         for module in MODULES:
             found = sorted(k for k in source.tables if source.tables[k].module == module)
             expected = {s.qualified for s in expected_tables(module)}
             reports = []
             for key in sorted(expected | set(found)):
-                report = _table_report(source, key, verdicts) if key in source.tables else _missing(key)
+                report = _table_report(source, key, crc, verdicts) if key in source.tables else _missing(key)
                 if on_table and key in source.tables:
                     on_table(report)
                 reports.append(report)
@@ -165,7 +171,9 @@ def _module_report(
     return report
 
 
-def _table_report(source: MimicSource, key: str, verdicts: Verdicts) -> TableReport:
+def _table_report(
+    source: MimicSource, key: str, crc: dict[Path, GzipResult], verdicts: Verdicts
+) -> TableReport:
     tf = source.tables[key]
     schema = tf.schema
     report = TableReport(
@@ -188,7 +196,7 @@ def _table_report(source: MimicSource, key: str, verdicts: Verdicts) -> TableRep
         _check_columns(report, tf, header)
     started = time.perf_counter()
     identity = file_identity(tf.path)
-    if tf.gzipped and (damage := verify_gzip(tf.path, verdicts, remember_only=True).damage):
+    if tf.gzipped and (damage := crc[tf.path].damage):
         report.status = "unreadable"
         report.problems.append(Problem(ERROR, f"corrupt gzip file: {damage}"))
         return report

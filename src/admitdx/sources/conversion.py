@@ -64,10 +64,14 @@ def read_conversion(folder: Path) -> dict[str, Any] | None:
 
 
 def made_by_convert(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
-    """Whether a Parquet file carries the metadata only ``data convert`` writes."""
-    found = con.execute(
-        f"SELECT count(*) FROM parquet_kv_metadata({sql_path(path)}) WHERE key::VARCHAR = ?", [SOURCE_KEY]
-    ).fetchone()
+    """Whether a Parquet file carries the metadata only ``data convert`` writes (False for a file
+    that is not readable Parquet at all: ``convert`` renames a table into place only once written)."""
+    try:
+        found = con.execute(
+            f"SELECT count(*) FROM parquet_kv_metadata({sql_path(path)}) WHERE key::VARCHAR = ?", [SOURCE_KEY]
+        ).fetchone()
+    except (duckdb.IOException, duckdb.InvalidInputException):
+        return False
     return bool(found and found[0])
 
 

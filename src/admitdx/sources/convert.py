@@ -37,8 +37,17 @@ from pathlib import Path
 import duckdb
 
 from admitdx.errors import UsageError, output_errors, writable_dir
-from admitdx.sources.conversion import SOURCE_KEY, read_conversion, target_of, write_complete, write_plan
+from admitdx.runs import MANIFEST_FILE
+from admitdx.sources.conversion import (
+    SOURCE_KEY,
+    made_by_convert,
+    read_conversion,
+    target_of,
+    write_complete,
+    write_plan,
+)
 from admitdx.sources.files import TableFile, discover_tables
+from admitdx.sources.integrity import GzipResult
 from admitdx.sources.mimic import MimicSource, Needs, open_mimic
 from admitdx.sources.readers import quote_ident, sql_path
 
@@ -93,29 +102,29 @@ def _already_converted(con: duckdb.DuckDBPyConnection, target: Path, stamp: str)
     return int(rows[0]) if rows and rows[0] is not None else 0
 
 
-def _claim_out(out: Path, planned: list[TableFile]) -> None:
-    """Make ``out`` hold only this conversion's tables: refuse a folder of other files, delete the
-    tables an earlier conversion (of another root) wrote that this one will not rewrite."""
-    if read_conversion(out) is None and out.is_dir():
-        foreign = next(
-            (
-                p
-                for p in sorted(out.rglob("*"))
-                if p.is_file()
-                and ".duckdb_tmp" not in p.relative_to(out).parts
-                and not p.name.endswith((".parquet", ".partial"))
-            ),
-            None,
-        )
-        if foreign is not None:
-            raise UsageError(
-                f"--out {out} holds files that `admitdx data convert` did not write (e.g. {foreign})",
-                hint="convert into a new or empty folder, or into an earlier conversion's folder",
-            )
+def _claim_out(con: duckdb.DuckDBPyConnection, out: Path, planned: list[TableFile]) -> None:
+    """Make ``out`` hold only this conversion's tables: refuse a folder holding files ``convert``
+    did not write, and delete the tables an earlier conversion (of another root) wrote that this
+    one will not rewrite. Parquet files are told apart by the metadata only ``convert`` writes."""
     keep = {target_of(out, tf) for tf in planned}
-    for stale in sorted(out.glob("*/*.parquet")):
-        if stale not in keep:
-            stale.unlink()
+    ours = read_conversion(out) is not None  # a convert manifest, finished or not
+    stale: list[Path] = []
+    for path in sorted(out.rglob("*")):
+        inside = path.relative_to(out).parts
+        if not path.is_file() or inside[0] == ".duckdb_tmp" or path.name.endswith(".partial"):
+            continue
+        if ours and inside == (MANIFEST_FILE,):
+            continue
+        if len(inside) == 2 and path.suffix == ".parquet" and made_by_convert(con, path):
+            if path not in keep:
+                stale.append(path)
+            continue
+        raise UsageError(
+            f"--out {out} holds files that `admitdx data convert` did not write (e.g. {path})",
+            hint="convert into a new or empty folder, or into an earlier conversion's folder",
+        )
+    for path in stale:
+        path.unlink()
     for folder in sorted(p for p in out.iterdir() if p.is_dir() and p.name != ".duckdb_tmp"):
         if not any(folder.iterdir()):
             folder.rmdir()
@@ -131,6 +140,7 @@ def convert_mimic(
     memory_limit: str | None = DEFAULT_MEMORY_LIMIT,
     on_start: Callable[[TableFile], None] | None = None,
     on_done: Callable[[ConvertedTable], None] | None = None,
+    on_verified: Callable[[GzipResult], None] | None = None,
 ) -> list[ConvertedTable]:
     """Write ``<out>/<module>/<table>.parquet`` for every table under ``root``; returns one record per table.
 
@@ -151,7 +161,10 @@ def convert_mimic(
     results: list[ConvertedTable] = []
     with (
         open_mimic(
-            root, threads=threads, memory_limit=memory_limit, needs=Needs(requires=required)
+            root,
+            threads=threads,
+            memory_limit=memory_limit,
+            needs=Needs(requires=required, on_verified=on_verified),
         ) as source,
         output_errors(out),
     ):
@@ -162,7 +175,7 @@ def convert_mimic(
             "row_group_size": row_group_size,
             "tables": {tf.qualified: _source_stamp(tf) for tf in planned},
         }
-        _claim_out(out, planned)
+        _claim_out(source.con, out, planned)
         write_plan(out, inputs, planned)
         spill = out / ".duckdb_tmp"
         source.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
@@ -200,7 +213,7 @@ def _convert_table(
     stamp_sql = stamp.replace("'", "''")
     partial_sql = str(partial).replace("'", "''")  # COPY TO writes the name as given (no globbing)
     try:
-        with source.translate_errors():
+        with source.translate_errors(writing=out):
             row = source.con.execute(
                 f"COPY (SELECT * FROM {view} ORDER BY {order}) TO '{partial_sql}' "
                 f"(FORMAT parquet, COMPRESSION {compression}, ROW_GROUP_SIZE {int(row_group_size)}, "

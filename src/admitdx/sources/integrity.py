@@ -25,7 +25,7 @@ import logging
 import os
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,13 +129,13 @@ def gzip_damage(path: Path) -> str | None:
     return None
 
 
-def verify_gzip(path: Path, verdicts: Verdicts, *, remember_only: bool = False) -> GzipResult:
+def verify_gzip(path: Path, verdicts: Verdicts, *, fresh: bool = False) -> GzipResult:
     """Check one gzip file's CRC and length, unless a clean verdict for it is remembered.
 
-    ``remember_only``: verify even when a verdict exists (``data check``), and record the result.
+    ``fresh``: verify even when a verdict exists (``data check``), and record the result.
     """
     started = time.perf_counter()
-    if not remember_only and verdicts.get(GZIP_CRC, path) is not None:
+    if not fresh and verdicts.get(GZIP_CRC, path) is not None:
         return GzipResult(path, None, True, time.perf_counter() - started)
     identity = file_identity(path)
     damage = gzip_damage(path)
@@ -146,11 +146,24 @@ def verify_gzip(path: Path, verdicts: Verdicts, *, remember_only: bool = False) 
 
 
 def verify_gzips(
-    paths: Iterable[Path], verdicts: Verdicts, *, fresh: bool = False, workers: int | None = None
+    paths: Iterable[Path],
+    verdicts: Verdicts,
+    *,
+    fresh: bool = False,
+    workers: int | None = None,
+    on_done: Callable[[GzipResult], None] | None = None,
 ) -> dict[Path, GzipResult]:
-    """:func:`verify_gzip` for several files at once (zlib releases the GIL, so threads scale)."""
+    """:func:`verify_gzip` for several files at once (zlib releases the GIL, so threads scale).
+
+    ``on_done`` is called from the worker threads as each file finishes (for a progress bar)."""
     todo = sorted(set(paths), key=lambda p: -p.stat().st_size)  # largest first: shortest makespan
+
+    def one(path: Path) -> GzipResult:
+        result = verify_gzip(path, verdicts, fresh=fresh)
+        if on_done:
+            on_done(result)
+        return result
+
     workers = workers or min(4, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1))) as pool:
-        results = pool.map(lambda p: verify_gzip(p, verdicts, remember_only=fresh), todo)
-        return {r.path: r for r in results}
+        return {r.path: r for r in pool.map(one, todo)}

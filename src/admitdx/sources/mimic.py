@@ -122,13 +122,21 @@ class MimicSource:
         return dict(sorted(out.items()))
 
     @contextmanager
-    def translate_errors(self) -> Iterator[None]:
+    def translate_errors(self, writing: Path | None = None) -> Iterator[None]:
         """Turn DuckDB errors raised inside the block into InputErrors naming table/column/row, and
-        a full disk while DuckDB spills or writes into a UsageError."""
+        a failed write (a full disk while DuckDB spills or writes, or any I/O error on a file under
+        ``writing``) into a UsageError: neither is a problem of the input."""
         try:
             yield
         except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.IOException) as e:
-            raise (write_failure(e) or read_error(e, self.tables)) from e
+            if failed := write_failure(e):
+                raise failed from e
+            if writing is not None and isinstance(e, duckdb.IOException) and str(writing) in str(e):
+                raise UsageError(
+                    f"cannot write under {writing}: {str(e).strip().splitlines()[0]}",
+                    hint="check that this folder can be written to, then rerun the same command",
+                ) from e
+            raise read_error(e, self.tables) from e
 
     def execute(self, sql: str, params: Any = None) -> duckdb.DuckDBPyConnection:
         """``con.execute`` with read errors translated; the result is ready to ``fetch*``."""

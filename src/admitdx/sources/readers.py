@@ -146,6 +146,7 @@ def read_error(e: duckdb.Error, tables: dict[str, TableFile]) -> InputError:
 
 
 _DISK_FULL = ("No space left on device", "Disk quota exceeded")
+_WRITTEN = re.compile(r'(?:write|open) file \\?"([^"\\]+)')
 
 
 def write_failure(e: BaseException) -> UsageError | None:
@@ -154,9 +155,10 @@ def write_failure(e: BaseException) -> UsageError | None:
     reason = next((r for r in _DISK_FULL if r in msg), None)
     if reason is None:
         return None
+    where = m.group(1) if (m := _WRITTEN.search(msg)) else _first_line(e)
     return UsageError(
-        f"{reason.lower()} while writing: {_first_line(e)}",
-        hint="free space on that disk (or pass an --out on another one), then rerun the same command",
+        f"cannot write {where}: {reason.lower()}",
+        hint="free space on that disk or choose an --out on another one, then rerun the same command",
     )
 
 

@@ -18,14 +18,14 @@ build of a root pays one extra read of it and later builds pay almost nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import duckdb
 
 from admitdx.errors import InputError
 from admitdx.sources.files import TableFile
-from admitdx.sources.integrity import Verdicts, default_verdicts, file_identity, verify_gzips
+from admitdx.sources.integrity import GzipResult, Verdicts, default_verdicts, file_identity, verify_gzips
 from admitdx.sources.rules import ERROR, cross_problems, rules_digest, scan_table
 
 _HINT = "fix or re-download it; `admitdx data check --mimic ROOT` lists every problem of the root"
@@ -43,6 +43,7 @@ class Needs:
     reads: tuple[str, ...] | None = None
     requires: tuple[str, ...] = field(default=())
     verdicts: Verdicts | None = field(default=None, compare=False)
+    on_verified: Callable[[GzipResult], None] | None = field(default=None, compare=False)  # progress
 
     def scope(self, tables: dict[str, TableFile]) -> list[str]:
         """The found tables this verb reads, by their view name (``module.table``)."""
@@ -76,7 +77,8 @@ def verify_tables(
     for key in scope:
         _require_columns(tables[key], [n for n, _ in columns[key]])
     gzips = [tables[k].path for k in scope if tables[k].gzipped]
-    damaged = {p: r.damage for p, r in verify_gzips(gzips, verdicts).items() if r.damage}
+    checked = verify_gzips(gzips, verdicts, on_done=needs.on_verified)
+    damaged = {p: r.damage for p, r in checked.items() if r.damage}
     for key in scope:
         if (damage := damaged.get(tables[key].path)) is not None:
             raise InputError(
