@@ -1,6 +1,10 @@
-"""ICD-code matcher: exact titles map, category vs full code, ICD-9 and ICD-10, unmapped share."""
+"""ICD-code matcher: exact titles map, category vs full code, ICD-9 and ICD-10, unmapped share,
+and a cold first run that says what it is doing and embeds only BM25 candidate titles."""
 
 from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -8,7 +12,8 @@ from admitdx.embeddings import Embedder
 from admitdx.errors import UsageError
 from admitdx.matching.base import MatchTask
 from admitdx.matching.icd import IcdMatcher, code_version
-from admitdx.matching.icd_mapping import dictionary
+from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, dictionary
+from admitdx.matching.normalize import expand_diagnosis
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +126,66 @@ def test_another_model_needs_an_explicit_similarity_floor(tmp_path_factory: pyte
     with pytest.raises(UsageError, match="similarity floor"):
         IcdMatcher(embedder=other)
     assert IcdMatcher(embedder=other, min_similarity=0.4).min_similarity == 0.4
+
+
+# 25 conditions × 4 hedged spellings: 100 predictions, none an exact title, so all reach the search.
+CONDITIONS = (
+    "pneumonia", "heart failure", "atrial fibrillation", "urinary tract infection", "sepsis",
+    "acute kidney injury", "chest pain", "syncope", "cellulitis", "hyponatremia", "pulmonary embolism",
+    "deep vein thrombosis", "gastrointestinal bleed", "pancreatitis", "cholecystitis", "appendicitis",
+    "copd", "asthma", "hip fracture", "stroke", "seizure", "alcohol withdrawal", "diabetic ketoacidosis",
+    "hypoglycemia", "anemia",
+)  # fmt: skip
+HEDGES = ("{} (suspected)", "possible {}", "{}, likely", "rule out {}")
+
+
+def test_cold_first_run_reports_progress_and_embeds_only_candidate_titles(tmp_path: Path) -> None:
+    """100 predictions against the whole billable ICD-10-CM dictionary (74,724 titles) with an empty
+    embedding cache: every long step reports counts, and what gets embedded is the BM25 candidate
+    titles (at most ``DEFAULT_CANDIDATES`` per prediction) plus the predictions themselves."""
+    texts = [hedge.format(c) for c in CONDITIONS for hedge in HEDGES]
+    calls: list[tuple[str, int, int]] = []
+    matcher = IcdMatcher(embedder=Embedder(cache_dir=tmp_path, precision="float32"))
+    matcher.on_progress = lambda step, done, total: calls.append((step, done, total))
+    mapped = matcher.map_texts(texts, 10)
+
+    size = len(dictionary(10))
+    indexing = [(d, t) for s, d, t in calls if s == "indexing ICD-10 titles"]
+    assert indexing[0] == (0, size) and indexing[-1] == (size, size)
+    embedding = [(d, t) for s, d, t in calls if s == "embedding ICD-10 titles"]
+    titles = embedding[0][1]
+    assert embedding[0] == (0, titles) and embedding[-1] == (titles, titles)
+    assert [d for d, _ in embedding] == sorted(d for d, _ in embedding) and len(embedding) >= 3
+    # Bounded by the candidates, not by the dictionary: at most 20 titles per prediction.
+    assert 0 < titles <= DEFAULT_CANDIDATES * len(texts) < size / 30
+    assert matcher.index(10).embedded == titles
+    with sqlite3.connect(tmp_path / "embeddings.sqlite") as con:
+        (cached,) = con.execute("SELECT COUNT(*) FROM vectors").fetchone()
+    assert cached == titles + len(texts)  # the candidate titles and the 100 predictions, nothing else
+
+    assert all(m is None or m.method == "hybrid" for m in mapped)
+    codes = dict(zip(texts, (m.code if m else None for m in mapped), strict=True))
+    assert codes["pneumonia (suspected)"][:2] == "J1"  # J12–J18, the pneumonia block
+    assert codes["possible atrial fibrillation"].startswith("I48")
+    assert codes["heart failure, likely"].startswith("I50")
+    assert codes["rule out gastrointestinal bleed"].startswith("K92")
+    assert codes["copd (suspected)"].startswith("J44")
+    assert sum(m is None for m in mapped) <= 10
+
+    # A rerun finds the chosen titles in the cache: nothing left to embed, nothing reported.
+    again: list[tuple[int, int]] = []
+    chosen = [expand_diagnosis(m.title) for m in mapped if m is not None]
+    Embedder(cache_dir=tmp_path, precision="float32").encode(chosen, on_progress=lambda *a: again.append(a))
+    assert chosen and again == []
+
+
+def test_candidates_apply_to_hybrid_search_only(tmp_path: Path) -> None:
+    embedder = Embedder(cache_dir=tmp_path, precision="float32")
+    with pytest.raises(UsageError, match="search=hybrid only"):
+        IcdMatcher(search="bm25", candidates=5)
+    with pytest.raises(UsageError, match="whole number"):
+        IcdMatcher(embedder=embedder, candidates=-1)
+    assert IcdMatcher(embedder=embedder).params()["candidates"] == DEFAULT_CANDIDATES
+    # The whole-dictionary protocols keep the parameters, hence the match cache keys, they had before.
+    assert "candidates" not in IcdMatcher(embedder=embedder, candidates=0).params()
+    assert "candidates" not in IcdMatcher(search="bm25").params()

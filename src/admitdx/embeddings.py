@@ -28,7 +28,7 @@ import hashlib
 import importlib
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,22 +184,40 @@ class Embedder:
         vectors = np.asarray(vectors, dtype=np.float32)
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length embeddings, one row per text, in order; cached texts are not re-embedded."""
+    def encode(
+        self, texts: Sequence[str], on_progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        """Unit-length embeddings, one row per text, in order; cached texts are not re-embedded.
+
+        ``on_progress(done, total)`` counts the texts that were missing from the cache (the ones
+        that cost time; all of them without a cache): it is called once before the first is
+        embedded and after every block. With a callback, blocks hold at most four batches, so a slow
+        CPU still reports every few seconds.
+        """
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         if self._cache is None:
-            return self._embed(texts)
+            if on_progress:
+                on_progress(0, len(texts))
+            vectors = self._embed(texts)
+            if on_progress:
+                on_progress(len(texts), len(texts))
+            return vectors
         keys = [EmbeddingCache.key(self.model_id, t) for t in texts]
         found = self._cache.get_many(keys)
         missing = list({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
+        step = min(self.store_every, 4 * self.batch_size) if on_progress else self.store_every
+        if on_progress and missing:
+            on_progress(0, len(missing))
         # stored a block at a time, so an interrupted run keeps what it has embedded so far
-        for start in range(0, len(missing), self.store_every):
-            block = dict(missing[start : start + self.store_every])
+        for start in range(0, len(missing), step):
+            block = dict(missing[start : start + step])
             new = dict(zip(block, self._embed(list(block.values())), strict=True))
             self._cache.put_many(new)
             found.update(new)
+            if on_progress:
+                on_progress(start + len(block), len(missing))
         return np.stack([found[k] for k in keys])
 
     @property

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import TaskID
 from rich.table import Table
 
 from admitdx.cli.options import parse_key_values
@@ -64,6 +65,15 @@ def match(
     try:
         with progress_bar(console, transient=True) as progress:
             bar = progress.add_task(f"matching ({m.name})", total=None)
+            if hasattr(m, "on_progress"):  # one-time steps inside a matcher (ICD titles) get their own row
+                rows: dict[str, TaskID] = {}
+
+                def step(what: str, done: int, total: int) -> None:
+                    if what not in rows:
+                        rows[what] = progress.add_task(what, total=total)
+                    progress.update(rows[what], completed=done, total=total)
+
+                m.on_progress = step
             run = run_matcher(
                 m,
                 dataset,

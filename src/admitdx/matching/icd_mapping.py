@@ -11,6 +11,25 @@ resembles, because LLMs are poor at emitting codes directly. Here a text is mapp
    (k = 60, Cormack et al. 2009), so a title that is both lexically and semantically close wins;
    ``"bm25"`` — the best BM25 title; ``"embedding"`` — the nearest title by cosine.
 
+**Hybrid search ranks BM25 candidates, not the whole dictionary** (``candidates``, default
+:data:`DEFAULT_CANDIDATES`). Embedding all 74,724 billable ICD-10-CM titles once took 19 silent
+minutes on a loaded 2-core machine (about 80 titles/s), and a cold embedding cache pays it again.
+So each text's embedding ranking covers only its top ``candidates`` BM25 titles (BM25 order, ties
+by code), and only those titles are embedded (and cached): a first run costs seconds, not minutes.
+This can change a mapping in two ways, both measured in ``README.md`` beside this module:
+
+- a title that shares no indexed word with the text, or ranks below the candidate cut, cannot
+  win; with the whole dictionary it could, on its cosine rank alone. A text sharing no word with
+  any title is therefore unmapped (the whole-dictionary search maps it to its nearest title if
+  that reaches the floor);
+- the cosine rank fused with the BM25 rank is the rank *among the candidates*, not among all
+  titles, which can reorder two close candidates.
+
+``candidates=0`` embeds the whole dictionary and ranks all of it: the protocol before this option
+existed, with identical results. ``"embedding"`` search always covers the whole dictionary (a
+lexical pre-filter would defeat its purpose: naming a condition in other words). Both report their
+progress through ``on_progress`` while the titles are embedded.
+
 A text stays **unmapped** when no step reaches its floor: BM25 needs a positive score (a shared
 content word; CliniBench notes BM25 discards 14 % of texts this way), and embedding or hybrid
 search needs cosine similarity ≥ ``min_similarity`` between the text and the chosen title. The
@@ -24,7 +43,7 @@ with ``billable_only=False``; ``code_prefixes`` restricts it (e.g. to one chapte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -38,6 +57,11 @@ from admitdx.ontology import icd
 
 Search = Literal["hybrid", "bm25", "embedding"]
 RRF_K = 60
+#: BM25 titles per text that hybrid search embeds and ranks (see the module docstring and README).
+DEFAULT_CANDIDATES = 20
+#: ``(step, done, total)``: progress of a one-time step that can take long ("embedding ICD-10 titles").
+StepProgress = Callable[[str, int, int], None]
+_REPORT_EVERY = 10_000  # dictionary rows between two progress reports while indexing
 
 
 @dataclass(frozen=True)
@@ -65,31 +89,70 @@ def dictionary(version: int, billable_only: bool = True, code_prefixes: tuple[st
 
 
 class TitleIndex:
-    """Exact, BM25 and embedding look-up over one dictionary's titles."""
+    """Exact, BM25 and embedding look-up over one dictionary's titles.
 
-    def __init__(self, rows: Sequence[tuple[str, str, str]], version: int, embedder: Embedder | None) -> None:
+    Title vectors are embedded on first use, only for the titles a search needs, and kept for the
+    life of the index (and in the embedder's disk cache across runs).
+    """
+
+    def __init__(
+        self,
+        rows: Sequence[tuple[str, str, str]],
+        version: int,
+        embedder: Embedder | None,
+        on_progress: StepProgress | None = None,
+    ) -> None:
         self.version = version
         self.codes = [r[0] for r in rows]
         self.titles = [r[1] for r in rows]
+        self.embedder = embedder
+        self.on_progress = on_progress
         # Strict forms keep "NOS"/"NEC"/"unspecified" ("Septicemia NOS" is 038.9, "Septicemia NEC"
         # 038.8); loose forms drop them and are used only where they name a single code.
         self.strict: dict[str, int] = {}
         loose: dict[str, set[int]] = {}
+        step = f"indexing ICD-{version} titles"
+        self._report(step, 0, len(rows))
         for i, (_, long_title, short_title) in enumerate(rows):
-            for t in (long_title, short_title):
+            for t in {long_title, short_title}:  # ICD-10 short titles are the long ones: normalise once
                 self.strict.setdefault(normalize_diagnosis(t, drop_qualifiers=False), i)
                 loose.setdefault(normalize_diagnosis(t), set()).add(i)
+            if (i + 1) % _REPORT_EVERY == 0:
+                self._report(step, i + 1, len(rows))
         self.loose = {form: next(iter(ids)) for form, ids in loose.items() if len(ids) == 1}
         self.bm25 = bm25s.BM25()
         self.bm25.index(_bm25_tokens(self.titles), show_progress=False)
-        self.embedder = embedder
-        self._vectors: np.ndarray | None = None
+        self._report(step, len(rows), len(rows))
+        self._title_vectors: dict[int, np.ndarray] = {}
+        self._all_vectors: np.ndarray | None = None
+        self.embedded = 0  # titles this index had to embed (not found in the embedder's cache)
+
+    def _report(self, step: str, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(step, done, total)
+
+    def title_vectors(self, ids: Sequence[int]) -> np.ndarray:
+        """(len(ids), d) unit vectors of these titles, embedding each the first time it is needed."""
+        assert self.embedder is not None, "embedding search needs an embedder"
+        missing = [i for i in dict.fromkeys(ids) if i not in self._title_vectors]
+        if missing:
+            before = self.embedded
+
+            def report(done: int, total: int) -> None:  # counts add up over calls (runner chunks)
+                self.embedded = before + done
+                self._report(f"embedding ICD-{self.version} titles", before + done, before + total)
+
+            vectors = self.embedder.encode([expand_diagnosis(self.titles[i]) for i in missing], report)
+            self._title_vectors.update(zip(missing, vectors, strict=True))
+        if not ids:
+            return np.zeros((0, self.embedder.dimension), dtype=np.float32)
+        return np.stack([self._title_vectors[i] for i in ids])
 
     def vectors(self) -> np.ndarray:
-        if self._vectors is None:
-            assert self.embedder is not None, "embedding search needs an embedder"
-            self._vectors = self.embedder.encode([expand_diagnosis(t) for t in self.titles])
-        return self._vectors
+        """Every title's vector, in dictionary order (the whole-dictionary protocols)."""
+        if self._all_vectors is None:
+            self._all_vectors = self.title_vectors(range(len(self.titles)))
+        return self._all_vectors
 
     def exact(self, text: str) -> CodeMapping | None:
         if not normalize_diagnosis(text):
@@ -114,37 +177,65 @@ class TitleIndex:
             [self.bm25.get_scores(t) if t else zeros for t in _bm25_tokens(texts, return_ids=False)]
         )
 
-    def search(self, texts: Sequence[str], how: Search, min_similarity: float) -> list[CodeMapping | None]:
-        """Map texts that the exact step did not resolve (see the module docstring)."""
+    def search(
+        self, texts: Sequence[str], how: Search, min_similarity: float, candidates: int = 0
+    ) -> list[CodeMapping | None]:
+        """Map texts that the exact step did not resolve (see the module docstring).
+
+        ``candidates`` (hybrid only): how many BM25 titles per text are embedded and ranked;
+        0 ranks the whole dictionary.
+        """
         if not texts:
             return []
         bm25 = self.bm25_scores(texts) if how in ("bm25", "hybrid") else None
-        cosine = None
-        if how in ("embedding", "hybrid"):
-            assert self.embedder is not None
-            cosine = self.embedder.encode([expand_diagnosis(t) for t in texts]) @ self.vectors().T
+        if how == "bm25":
+            return [self._best_bm25(text, row) for text, row in zip(texts, bm25, strict=True)]
+        assert self.embedder is not None, "embedding search needs an embedder"
+        queries = self.embedder.encode([expand_diagnosis(t) for t in texts])
+        if how == "hybrid" and candidates > 0:
+            pools = [_top_bm25(row, candidates) for row in bm25]
+            needed = sorted({int(i) for pool in pools for i in pool})
+            pooled = self.title_vectors(needed) if needed else None
+            position = {title: k for k, title in enumerate(needed)}
+            cosines = [
+                pooled[[position[int(i)] for i in pool]] @ q if len(pool) else None
+                for pool, q in zip(pools, queries, strict=True)
+            ]
+        else:  # the whole dictionary: every title is a candidate of every text
+            everything = np.arange(len(self.titles))
+            pools = [everything] * len(texts)
+            cosines = list(queries @ self.vectors().T)
         out: list[CodeMapping | None] = []
-        for n in range(len(texts)):
-            if not normalize_diagnosis(texts[n]):
-                out.append(None)  # nothing to search for ("", "NOS", punctuation only)
-                continue
-            if how == "bm25":
-                best = int(np.argmax(bm25[n]))
-                score = float(bm25[n, best])
-                out.append(
-                    CodeMapping(self.codes[best], self.titles[best], how, score) if score > 0 else None
-                )
+        for n, (ids, cosine) in enumerate(zip(pools, cosines, strict=True)):
+            if not normalize_diagnosis(texts[n]) or cosine is None:
+                out.append(None)  # nothing to search for ("", "NOS"), or no title shares a word
                 continue
             if how == "embedding":
-                best = int(np.argmax(cosine[n]))
+                best = int(np.argmax(cosine))
             else:
-                fused = _reciprocal_rank(cosine[n]) + np.where(bm25[n] > 0, _reciprocal_rank(bm25[n]), 0.0)
+                lexical = bm25[n, ids]
+                fused = _reciprocal_rank(cosine) + np.where(lexical > 0, _reciprocal_rank(lexical), 0.0)
                 best = int(np.argmax(fused))
-            sim = float(cosine[n, best])
+            sim, title = float(cosine[best]), int(ids[best])
             out.append(
-                CodeMapping(self.codes[best], self.titles[best], how, sim) if sim >= min_similarity else None
+                CodeMapping(self.codes[title], self.titles[title], how, sim)
+                if sim >= min_similarity
+                else None
             )
         return out
+
+    def _best_bm25(self, text: str, scores: np.ndarray) -> CodeMapping | None:
+        if not normalize_diagnosis(text):
+            return None
+        best = int(np.argmax(scores))
+        score = float(scores[best])
+        return CodeMapping(self.codes[best], self.titles[best], "bm25", score) if score > 0 else None
+
+
+def _top_bm25(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k best titles with a positive score, in dictionary order (ties by index)."""
+    positive = np.flatnonzero(scores > 0)
+    return np.sort(positive[np.argsort(-scores[positive], kind="stable")[:k]])
 
 
 def _bm25_tokens(texts: Sequence[str], return_ids: bool = True):
