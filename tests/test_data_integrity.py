@@ -301,3 +301,16 @@ def test_unreadable_folder_that_is_no_module_is_passed_over(tmp_path: Path) -> N
     finally:
         (root / "lost+found").chmod(0o755)
     assert done.returncode == 0, done.stderr
+
+
+def test_unusable_cache_costs_time_not_results(tmp_path: Path, capsys, monkeypatch, caplog) -> None:
+    """A cache folder that cannot be written (here: a file in its place) only means verifying again."""
+    root = _root(tmp_path)
+    gzip_stored(root / "ed" / "triage.csv")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(blocker))
+    code, _, err = run_cli(_verbs(root, tmp_path)[2], capsys, monkeypatch)
+    assert code == 0, err
+    assert "cannot remember the verdict on" in caplog.text  # a warning on stderr outside pytest
+    assert json.loads((tmp_path / "dataset" / "instances.jsonl").read_text())["stay_id"] == STAY

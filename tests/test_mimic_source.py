@@ -6,6 +6,7 @@ import csv
 import gzip
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from admitdx.errors import InputError
@@ -164,3 +165,19 @@ def test_echo_release_files_are_typed(tmp_path: Path) -> None:
         assert _column_types(src, "echo", "echo_record_list")["acquisition_datetime"] == "TIMESTAMP"
         assert _column_types(src, "echo", "structured_measurements")["measurement_datetime"] == "TIMESTAMP"
         assert src.execute("SELECT result FROM echo.structured_measurements").fetchall() == [("35",)]
+
+
+def test_glob_characters_in_a_parquet_root_are_literal(tmp_path: Path) -> None:
+    """Parquet footers and reads name the file literally: ``pq*[1]`` must not read its sibling
+    ``pqx1``, which the same string matches as a glob pattern."""
+    con = duckdb.connect()
+    for name, label in (("pqx1", "decoy"), ("pq*[1]", "wanted")):
+        (tmp_path / name / "hosp").mkdir(parents=True)
+        con.execute(
+            f"COPY (SELECT 1 AS itemid, '{label}' AS label, 'Blood' AS fluid, 'Chemistry' AS category) "
+            f"TO '{tmp_path / name / 'hosp' / 'd_labitems.parquet'}' (FORMAT parquet)"
+        )
+    con.close()
+    with open_mimic(tmp_path / "pq*[1]") as src:
+        assert src.execute("SELECT label FROM hosp.d_labitems").fetchall() == [("wanted",)]
+        assert src.tables["hosp.d_labitems"].relative == "hosp/d_labitems.parquet"
