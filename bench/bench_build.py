@@ -53,7 +53,7 @@ def _in_child(root: Path, out: Path) -> dict[str, float]:
 
 
 def _synthetic_root(patients: int, workdir: Path) -> Path:
-    from admitdx.sources.synthetic import generate_synthetic
+    from admitdx.synthetic import generate_synthetic
 
     root = workdir / f"synthetic-{patients}"
     if not (root / "_truth" / "meta.json").exists():

@@ -24,7 +24,7 @@ from pathlib import Path
 from admitdx.contracts import Instance, Match, Prediction, PredictionItem, Reference
 from admitdx.jsonl import write_jsonl
 from admitdx.report.html import write_report
-from admitdx.report.scoring import ScoreParams, score_run
+from admitdx.scoring.run import ScoreParams, score_run
 
 TARGET_S = 10.0
 CODES = [

@@ -27,7 +27,7 @@ TARGET_PEAK_MB = 4096
 _CHILD = """
 import json, resource, sys
 from pathlib import Path
-from admitdx.sources.synthetic import generate_synthetic
+from admitdx.synthetic import generate_synthetic
 out, patients, workers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 s = generate_synthetic(out, patients, seed=7, workers=workers)
 print(json.dumps({

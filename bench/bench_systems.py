@@ -33,7 +33,7 @@ DEFAULT_SYSTEMS = ["frequency", "knn-bm25", "knn-vote", "extraction", "tfidf", "
 
 def synthetic_dataset(encounters: int, workdir: Path) -> Path:
     """An EarlyDx dataset with at least ``encounters`` instances (about 1.2 encounters a patient)."""
-    from admitdx.sources.synthetic import generate_synthetic
+    from admitdx.synthetic import generate_synthetic
     from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
 
     patients = encounters

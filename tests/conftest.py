@@ -23,7 +23,7 @@ def demo_dir() -> Path:
 @pytest.fixture(scope="session")
 def synthetic_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 300-patient synthetic MIMIC-IV root (seed 7), generated once per test session."""
-    from admitdx.sources.synthetic import generate_synthetic
+    from admitdx.synthetic import generate_synthetic
 
     out = tmp_path_factory.mktemp("synth") / "mimic"
     generate_synthetic(out, patients=300, seed=7)

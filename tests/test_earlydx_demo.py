@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from admitdx.tasks.earlydx.sections import ACUTE
 
 from admitdx.contracts import load_instances
 from admitdx.tasks.earlydx import DEMO_CC_ONLY, EarlyDxParams, build_earlydx, drop_sections
 from admitdx.tasks.earlydx.params import SECTION_NAMES
-from admitdx.tasks.earlydx.sections import ACUTE
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from admitdx.tasks.earlydx.explicit import InputIndex, tokens
+from admitdx.ontology import icd
 from admitdx.tasks.earlydx.labels import (
     REMOVED_CHAPTER,
     REMOVED_GENERIC,
-    in_removed_chapter,
     is_over_generic,
     label_verdict,
 )
+from admitdx.tasks.explicit import InputIndex, tokens
 
 
 @pytest.mark.parametrize(
@@ -80,11 +80,17 @@ def test_over_generic_titles_are_removed(title: str) -> None:
 
 def test_chapter_boundaries() -> None:
     assert (
-        not in_removed_chapter("7799", 9) and in_removed_chapter("7800", 9) and in_removed_chapter("79999", 9)
+        not icd.in_symptom_or_administrative_chapter("7799", 9)
+        and icd.in_symptom_or_administrative_chapter("7800", 9)
+        and icd.in_symptom_or_administrative_chapter("79999", 9)
     )
-    assert not in_removed_chapter("8000", 9)
-    assert not in_removed_chapter("Q249", 10) and not in_removed_chapter("U071", 10)
-    assert in_removed_chapter("R55", 10) and in_removed_chapter("Z992", 10)
+    assert not icd.in_symptom_or_administrative_chapter("8000", 9)
+    assert not icd.in_symptom_or_administrative_chapter(
+        "Q249", 10
+    ) and not icd.in_symptom_or_administrative_chapter("U071", 10)
+    assert icd.in_symptom_or_administrative_chapter("R55", 10) and icd.in_symptom_or_administrative_chapter(
+        "Z992", 10
+    )
 
 
 def test_tokenizer_splits_on_punctuation_and_lowercases() -> None:

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from admitdx.tasks.earlydx.sections.radiology import summarize_report
 
 from admitdx.contracts import Instance, load_instances
 from admitdx.sources.mimic import open_mimic
-from admitdx.sources.synthetic.truth import read_truth
+from admitdx.synthetic.truth import read_truth
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
 from admitdx.tasks.earlydx.labels import label_verdict
 from admitdx.tasks.earlydx.params import SECTION_NAMES
-from admitdx.tasks.earlydx.sections.radiology import summarize_report
 
 WIDE = 10**6  # a lab budget that never cuts, so presence tests see every result
 

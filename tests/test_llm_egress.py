@@ -14,6 +14,7 @@ from admitdx.llm.egress import AllowedHost, check_egress, parse_allow_hosts
 from admitdx.llm.redact import redact_options, redact_text, redact_url
 from admitdx.llm.urls import connect_url, hosts_file_loopback, is_loopback
 from admitdx.systems import create
+from admitdx.tasks.registry import get_task
 
 
 @pytest.mark.parametrize(
@@ -60,7 +61,12 @@ def test_client_and_llm_system_refuse_before_any_call(tmp_path) -> None:
     with pytest.raises(UsageError, match=r"api\.example\.org"):
         LLMClient(config)
     with pytest.raises(UsageError, match="refusing"):
-        create("llm", base_url="https://api.example.org/v1", cache_path=str(tmp_path / "c.sqlite"))
+        create(
+            "llm",
+            base_url="https://api.example.org/v1",
+            cache_path=str(tmp_path / "c.sqlite"),
+            task=get_task("earlydx"),
+        )
     allowed = [AllowedHost("api.example.org", "Azure deployment, human review disabled")]
     client = LLMClient(config, allow_hosts=allowed)
     assert client.egress["attestation"] == "Azure deployment, human review disabled"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from admitdx.auditing import LLMAuditor, audit_dataset
+from admitdx.auditing.prompts import PROMPT_DIR
 from admitdx.auditing.rationale import write_rationales
 from admitdx.contracts import INSTANCES_FILE, Instance, Reference, load_instances, load_predictions
 from admitdx.errors import UsageError
@@ -28,6 +29,7 @@ from admitdx.runs import read_manifest
 from admitdx.systems import create
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
+from admitdx.tasks.registry import get_task
 
 pytestmark = [
     pytest.mark.llm,
@@ -131,7 +133,7 @@ def test_few_shot_shows_retrieved_exemplars(server: LocalServer, dataset: Path, 
     choice = _choice(server, tmp_path / "cache.sqlite", prompt="few-shot", k=2)
     predictions = _run(dataset, tmp_path / "fs", choice, limit=1)
     assert predictions[0].parse_error is None, predictions[0].raw
-    system = create("llm", **choice.options)
+    system = create("llm", **choice.options, task=get_task("earlydx"))
     system.fit([Instance.from_dict(r) for r in _rows(dataset) if r["split"] == "train"])
     messages = system.request(Instance.from_dict(_rows(dataset)[3])).messages
     # te1 (chest pain, troponin) retrieves the chest-pain exemplar last, right before the question
@@ -166,7 +168,7 @@ def test_llm_auditor_writes_a_verdict_or_a_kept_failure_per_label(
         r["evidence_class"] for r in records
     ]
     manifest = read_manifest(tmp_path / "audited")
-    assert manifest["inputs"]["auditor"]["prompt"]["sha256"] == load_prompt("audit.v1").sha256
+    assert manifest["inputs"]["auditor"]["prompt"]["sha256"] == load_prompt("audit.v1", PROMPT_DIR).sha256
 
 
 def test_rationale_teacher_explains_the_retained_gold_labels(

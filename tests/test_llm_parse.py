@@ -6,7 +6,7 @@ import pytest
 
 from admitdx.contracts import PredictionItem
 from admitdx.llm.parse import parse_output
-from admitdx.llm.schemas import ListShape, diagnosis_schema, read_diagnoses
+from admitdx.tasks.answers import ListShape, diagnosis_schema, read_diagnoses
 
 
 @pytest.mark.parametrize(

@@ -44,9 +44,13 @@ def test_billable_leaves_only() -> None:
 
 
 def test_category_and_chapter() -> None:
-    assert icd.category("S72142A") == "S72"
-    assert icd.category("E8889") == "E888"
-    assert icd.category("V5861") == "V58"
+    assert icd.roll_up("S72142A", 10) == "S72"
+    assert icd.roll_up("E8889", 9) == "E888"  # an ICD-9 E code's category has four characters
+    assert icd.roll_up("E119", 10) == "E11"  # ICD-10 endocrine E codes are ordinary categories
+    assert icd.roll_up("E88.89", 10) == "E88"
+    assert icd.roll_up("V5861", 9) == "V58"
+    assert icd.roll_up("V0001XA", 10) == "V00"
+    assert icd.roll_up("4280", 9) == "428"
     assert icd.chapter("I214", 10) == ("9", "I00-I99", "Diseases of the circulatory system")
     assert icd.chapter("R079", 10).code_range == "R00-R99"
     assert icd.chapter("78097", 9).code_range == "780-799"

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from admitdx.sources.synthetic import read_truth_meta
+from admitdx.synthetic import read_truth_meta
 
 
 def _admitdx(*args: str) -> subprocess.CompletedProcess[str]:

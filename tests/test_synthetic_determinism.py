@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from admitdx.errors import UsageError
-from admitdx.sources.synthetic import generate_synthetic
-from admitdx.sources.synthetic.generate import CHUNK_SIZE
+from admitdx.synthetic import generate_synthetic
+from admitdx.synthetic.generate import CHUNK_SIZE
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -67,8 +67,7 @@ def test_refuses_bad_requests(tmp_path: Path) -> None:
 def test_bytes_do_not_depend_on_string_hashing(tmp_path: Path) -> None:
     """Two fresh interpreters with different PYTHONHASHSEED write the same files (no set-order leaks)."""
     code = (
-        "import sys; from admitdx.sources.synthetic import generate_synthetic; "
-        "generate_synthetic(sys.argv[1], 30, 9)"
+        "import sys; from admitdx.synthetic import generate_synthetic; generate_synthetic(sys.argv[1], 30, 9)"
     )
     for name, hash_seed in (("h1", "1"), ("h2", "2")):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from admitdx.ontology import icd
 from admitdx.ontology.codesets import TIME_CRITICAL
-from admitdx.sources.synthetic.comorbidities import COMORBIDITIES, HOME_MEDS
-from admitdx.sources.synthetic.condition import ed_title
-from admitdx.sources.synthetic.generate import library_codes
-from admitdx.sources.synthetic.naming import names
-from admitdx.sources.synthetic.notes import EXAMS
-from admitdx.sources.synthetic.scenarios import SCENARIOS
-from admitdx.sources.synthetic.scenarios.base import CONFIRMING
-from admitdx.sources.synthetic.vocab import LABS
+from admitdx.synthetic.comorbidities import COMORBIDITIES, HOME_MEDS
+from admitdx.synthetic.condition import ed_title
+from admitdx.synthetic.generate import library_codes
+from admitdx.synthetic.naming import names
+from admitdx.synthetic.notes import EXAMS
+from admitdx.synthetic.scenarios import SCENARIOS
+from admitdx.synthetic.scenarios.base import CONFIRMING
+from admitdx.synthetic.vocab import LABS
 
 
 def test_at_least_forty_presentations_covering_the_time_critical_six() -> None:

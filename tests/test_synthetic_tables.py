@@ -11,8 +11,8 @@ import pytest
 from admitdx.ontology import icd
 from admitdx.sources.check import check_mimic
 from admitdx.sources.mimic import open_mimic
-from admitdx.sources.synthetic.tables import FILES
-from admitdx.sources.synthetic.truth import read_truth_meta
+from admitdx.synthetic.tables import FILES
+from admitdx.synthetic.truth import read_truth_meta
 
 
 def _header(path: Path) -> str:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from admitdx.sources.mimic import open_mimic
-from admitdx.sources.synthetic import read_truth
-from admitdx.sources.synthetic.naming import names
-from admitdx.sources.synthetic.report import calibration_report
+from admitdx.synthetic import read_truth
+from admitdx.synthetic.naming import names
+from admitdx.synthetic.report import calibration_report
 
 
 @pytest.fixture(scope="module")

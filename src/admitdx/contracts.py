@@ -1,7 +1,37 @@
-"""The records that flow between stages, and their on-disk names (contract version 1).
+"""The records that flow between stages, and their on-disk names (contract version 2).
 
 Field names are stable: every stage reads and writes these and nothing else. Instances come from a
 task builder, predictions from a system, matches from a matcher. All are JSON lines on disk.
+Files written under version 1 load unchanged: a field a file lacks takes its default, and a key a
+reader does not know is ignored. Fields added in version 2 are written only when set, so a record
+that uses none of them is byte-identical to its version-1 form.
+
+=================  ====================================  =========================================
+record.field       type                                  meaning (version added)
+=================  ====================================  =========================================
+Instance.id        str                                   unique within the dataset (1)
+.subject_id        int                                   the patient: split and bootstrap unit (1)
+.task              str                                   the registered task that built it (1)
+.split             str                                   train / val / test (1)
+.sections          {name: str | None}                    the evidence fields, in input order (1)
+.text              str                                   the serialized input a system reads (1)
+.references        [Reference]                           gold diagnoses of a ``diagnoses`` task (1)
+.target            str | {name: str} | None              gold answer of a ``category`` or ``text``
+                                                         task; named texts for multi-part
+                                                         answers (2)
+.meta              {str: any}                            demographics etc.; a task declares the
+                                                         fields that leak a target (1)
+.history           str | None                            prior history, apart from acute evidence (1)
+.hadm_id/.stay_id  int | None                            MIMIC keys (1)
+.t0                str | None                            the prediction time (1)
+Prediction.items   [PredictionItem]                      ranked diagnoses (``diagnoses`` tasks) (1)
+.answer            str | {name: str} | None              the category or text (other tasks) (2)
+.rationale/.raw    str | None                            reasoning; the unparsed model output (1)
+.parse_error       str | None                            set when the output could not be read (1)
+PredictionItem     text, score, status, confidence       one diagnosis (1)
+.code              str | None                            a code the system itself assigned (2)
+Match.pairs        [(prediction index, reference index)] one-to-one pairs (1)
+=================  ====================================  =========================================
 
 Dataset directory (a builder's ``--out``)::
 
@@ -25,7 +55,7 @@ from typing import Any, Literal
 from admitdx.errors import UsageError
 from admitdx.jsonl import read_jsonl
 
-CONTRACT_VERSION = 1
+CONTRACT_VERSION = 2
 
 INSTANCES_FILE = "instances.jsonl"
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -44,6 +74,10 @@ def _from_dict(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     """Keep only the dataclass's own fields, so newer files with extra keys still load."""
     names = _field_names(cls)
     return {k: v for k, v in data.items() if k in names}
+
+
+def _without_unset_v2(record: dict[str, Any], v2_fields: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if not (k in v2_fields and v is None)}
 
 
 @dataclass(frozen=True)
@@ -91,6 +125,7 @@ class Instance:
     hadm_id: int | None = None
     stay_id: int | None = None
     t0: str | None = None
+    target: str | dict[str, str] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Instance:
@@ -99,17 +134,19 @@ class Instance:
         return cls(**kw)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _without_unset_v2(asdict(self), ("target",))
 
 
 @dataclass(frozen=True)
 class PredictionItem:
-    """One predicted diagnosis, in the system's own rank order."""
+    """One predicted diagnosis, in the system's own rank order; ``code`` when the system itself
+    assigned one (a classifier over codes, or an LLM answer mapped to codes as its last step)."""
 
     text: str
     score: float | None = None
     status: Status | None = None
     confidence: float | None = None
+    code: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PredictionItem:
@@ -118,8 +155,9 @@ class PredictionItem:
 
 @dataclass(frozen=True)
 class Prediction:
-    """A system's output for one instance. ``raw`` keeps the unparsed model output; a failed parse
-    has ``parse_error`` set and empty ``items`` (it is counted, never dropped)."""
+    """A system's output for one instance: ``items`` for a diagnosis task, ``answer`` for a
+    category or text task. ``raw`` keeps the unparsed model output; a failed parse has
+    ``parse_error`` set and no items or answer (it is counted, never dropped)."""
 
     instance_id: str
     system: str
@@ -129,6 +167,7 @@ class Prediction:
     parse_error: str | None = None
     usage: dict[str, Any] | None = None
     latency_s: float | None = None
+    answer: str | dict[str, str] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Prediction:
@@ -137,7 +176,9 @@ class Prediction:
         return cls(**kw)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = _without_unset_v2(asdict(self), ("answer",))
+        d["items"] = [_without_unset_v2(item, ("code",)) for item in d["items"]]
+        return d
 
 
 @dataclass(frozen=True)
@@ -163,7 +204,7 @@ class Match:
 
 
 def load_instances(dataset_dir: Path, split: str | None = None) -> list[Instance]:
-    """Read a dataset directory's instances, optionally one split ("train" or "test")."""
+    """Read a dataset directory's instances, optionally one split ("train", "val" or "test")."""
     path = Path(dataset_dir) / INSTANCES_FILE
     if not path.exists():
         raise UsageError(

@@ -32,8 +32,9 @@ from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
 from admitdx.report.console import print_headline
 from admitdx.report.html import write_report
-from admitdx.report.scoring import ScoreParams, score_run
-from admitdx.sources.synthetic import generate_synthetic, read_truth_meta
+from admitdx.report.table import TABLE_FILE, write_table
+from admitdx.scoring.run import ScoreParams, score_run
+from admitdx.synthetic import generate_synthetic, read_truth_meta
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
@@ -118,6 +119,7 @@ def run_demo(params: DemoParams, console: Console) -> Path:
     with _step(console, "score (patient-level bootstrap) and report"):
         run_dir = out / "report"
         results = score_run(audited, prediction_dirs, run_dir, ScoreParams(matcher="embedding"))
+        write_table(results, run_dir / TABLE_FILE)
         report = write_report(run_dir)
     print_headline(console, results)
     console.print(f"\n[bold green]Report:[/] {report.resolve()}")

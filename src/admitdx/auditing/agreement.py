@@ -1,6 +1,6 @@
 """How far an auditor agrees with the synthetic generator's intended evidence classes.
 
-The synthetic root's ``_truth/encounters.jsonl.gz`` (see :mod:`admitdx.sources.synthetic.truth`)
+The synthetic root's ``_truth/encounters.jsonl.gz`` (see :mod:`admitdx.synthetic.truth`)
 records, for every ED stay and condition, the evidence class the generator *meant*. A reference is
 joined to it by (stay_id, ICD code). Reported: the 3×3 confusion matrix (truth rows, auditor
 columns), accuracy, Cohen's kappa, per-class precision and recall, and the counts that could not
@@ -15,7 +15,7 @@ from typing import Any
 
 from admitdx.auditing.verdict import EVIDENCE_CLASSES
 from admitdx.contracts import Instance
-from admitdx.sources.synthetic.truth import read_truth
+from admitdx.synthetic.truth import read_truth
 
 
 def truth_classes(synthetic_root: Path) -> dict[tuple[int, str], str]:

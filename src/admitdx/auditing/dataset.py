@@ -22,13 +22,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+import pyarrow.parquet as pq
+
 from admitdx.auditing.agreement import agreement
 from admitdx.auditing.stage import JsonlStage
 from admitdx.auditing.verdict import Verdict
 from admitdx.contracts import INSTANCES_FILE, Instance, load_instances
 from admitdx.errors import UsageError
 from admitdx.runs import MANIFEST_FILE, sha256_file
-from admitdx.tasks.earlydx.output import PARQUET_FILE, InstanceWriter
+from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter
+from admitdx.tasks.registry import get_task
 
 AUDIT_FILE = "audit.jsonl"
 AGREEMENT_FILE = "agreement.json"
@@ -100,10 +103,15 @@ def _apply(inst: Instance, verdicts: dict[tuple[str, int], dict[str, Any]]) -> I
 
 
 def _write_dataset(dataset_dir: Path, out_dir: Path, instances: list[Instance]) -> None:
-    writer = InstanceWriter(out_dir)
+    """The audited version keeps the input's Parquet schema (a hand-written dataset without one
+    gets its task's)."""
+    records = [inst.to_dict() for inst in instances]
+    parquet = dataset_dir / PARQUET_FILE
+    schema = pq.read_schema(parquet) if parquet.exists() else get_task(instances[0].task).schema
+    writer = InstanceWriter(out_dir, schema)
     try:
-        for inst in instances:
-            writer.write(inst.to_dict())
+        for record in records:
+            writer.write(record)
         for extra in sorted(dataset_dir.iterdir()):
             if extra.is_file() and extra.name not in (INSTANCES_FILE, PARQUET_FILE, MANIFEST_FILE):
                 shutil.copy2(extra, writer.staged(extra.name))

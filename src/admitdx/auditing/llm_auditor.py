@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from admitdx.auditing.prompts import PROMPT_DIR
 from admitdx.auditing.verdict import EVIDENCE_CLASSES, Verdict
 from admitdx.contracts import Instance
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.prompts import load_prompt
-from admitdx.llm.schemas import free_text
+from admitdx.tasks.answers import free_text
 
 #: Spellings a model may use for each class (normalised: lower-case, spaces for _ and -).
 _SYNONYMS = {"partially supported": "partial", "partial support": "partial", "not supported": "unsupported"}
@@ -52,7 +53,7 @@ class LLMAuditor:
     ) -> None:
         self.name = "llm"
         self.client = client
-        self.template = load_prompt(prompt)
+        self.template = load_prompt(prompt, PROMPT_DIR)
         self.schema = audit_schema(quote_max_chars)
 
     def identity(self) -> dict[str, Any]:

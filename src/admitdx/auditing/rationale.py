@@ -21,13 +21,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from admitdx.auditing.prompts import PROMPT_DIR
 from admitdx.auditing.stage import JsonlStage
 from admitdx.contracts import INSTANCES_FILE, Instance, load_instances
 from admitdx.errors import UsageError
 from admitdx.llm.client import ChatRequest, LLMClient
 from admitdx.llm.prompts import load_prompt
-from admitdx.llm.schemas import free_text
 from admitdx.runs import sha256_file
+from admitdx.tasks.answers import free_text
 
 RATIONALES_FILE = "rationales.jsonl"
 TEACHER_TEMPERATURE = 0.3
@@ -80,7 +81,7 @@ def write_rationales(
     """Write one rationale per instance of ``splits`` with a retained label; return the counts."""
     dataset_dir = Path(dataset_dir)
     instances = audited_instances(dataset_dir, splits)
-    template = load_prompt(prompt)
+    template = load_prompt(prompt, PROMPT_DIR)
     inputs = {
         "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},
         "prompt": template.identity(),

@@ -47,7 +47,7 @@ for _area in (data, synth, build, llm, predict, matching, scoring, demo):
 # `admitdx --help` groups the verbs by stage, in the order a study runs them; a new verb must be
 # placed here (an unplaced one fails at import, so it cannot be forgotten).
 _PANELS = {
-    "1 · data and benchmarks": ("data", "build", "export", "audit", "rationale"),
+    "1 · data and benchmarks": ("data", "tasks", "build", "export", "audit", "rationale"),
     "2 · systems": ("systems", "serve-local", "predict"),
     "3 · scoring": ("match", "agree", "score", "report"),
     "everything at once": ("demo",),

@@ -1,23 +1,29 @@
-"""Command-line verbs for building task sets and exporting them: ``admitdx build earlydx`` and
-``admitdx export sft``. Thin wrappers: the work is in :mod:`admitdx.tasks`."""
+"""Command-line verbs for building task sets and exporting them: ``admitdx build <task>`` (one
+command per registered task, generated from its :class:`~admitdx.tasks.spec.TaskSpec`),
+``admitdx tasks`` and ``admitdx export sft``. Thin wrappers: the work is in :mod:`admitdx.tasks`."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import types
+import typing
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    TaskID,
-)
+from rich.progress import TaskID
+from rich.table import Table
 
+from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.progress import progress_bar
-from admitdx.tasks.earlydx.params import DEMO_CC_ONLY, DROPPABLE, PAPER_TEST_FRACTION, EarlyDxParams
+from admitdx.tasks.registry import registered
+from admitdx.tasks.spec import TaskSpec
 
 build_app = typer.Typer(
-    help="Build a benchmark's task set from a MIMIC-IV root.\n\n"
+    help="Build a benchmark's task set from an EHR root (`admitdx tasks` lists the tasks).\n\n"
     "Example: admitdx build earlydx --mimic ~/mimic-iv --out data/earlydx",
     no_args_is_help=True,
 )
@@ -26,70 +32,120 @@ export_app = typer.Typer(
     "Example: admitdx export sft --dataset data/earlydx --out data/sft",
     no_args_is_help=True,
 )
+_Opt = typer.Option
 
 
 def _names(value: str | None) -> tuple[str, ...]:
     return tuple(s.strip() for s in value.split(",") if s.strip()) if value else ()
 
 
-_LAB_SCOPE_HELP = (
-    "ed-stay: results from ED arrival on, whatever their hadm_id; admission: the authors' builder."
-)
-_DROP_HELP = f"Comma-separated sections to ablate (appendix P): {', '.join(DROPPABLE)}."
-_KEEP_HELP = "Keep only these sections, e.g. demographics,chief_complaint (the paper's demo+CC)."
-_Opt = typer.Option
+def _cli_type(hint: Any) -> tuple[Any, str]:
+    """The type typer reads for a params field, and a note for its help: a Literal is a string whose
+    values are listed (the dataclass checks them), a tuple a comma-separated list."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    optional = typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1
+    inner = args[0] if optional else hint
+    if typing.get_origin(inner) is Literal:
+        return (str | None) if optional else str, "one of " + ", ".join(map(str, typing.get_args(inner)))
+    if typing.get_origin(inner) is tuple:
+        return str | None, "comma-separated"
+    return (inner | None) if optional else inner, ""
 
 
-@build_app.command("earlydx")
-def earlydx(
-    mimic: Annotated[
-        Path, _Opt("--mimic", help="MIMIC-IV root: hosp/, ed/ (note/, ecg/, echo/ if present).")
-    ],
-    out: Annotated[Path, _Opt("--out", help="Dataset directory to write.")],
-    window_hours: Annotated[float, _Opt(help="W: keep evidence charted by t0 + W hours (paper: 0).")] = 0.0,
-    timestamps: Annotated[
-        str, _Opt(help="charttime (paper) or storetime, for labs and radiology.")
-    ] = "charttime",
-    lab_scope: Annotated[str, _Opt(help=_LAB_SCOPE_HELP)] = "ed-stay",
-    label_text: Annotated[str, _Opt(help="ed: ED table title (paper); dictionary: ICD long title.")] = "ed",
-    test_fraction: Annotated[
-        float, _Opt(help="Share of patients in test (paper: 6975/120789).")
-    ] = PAPER_TEST_FRACTION,
-    seed: Annotated[int, _Opt(help="Seed of the patient-level split.")] = 0,
-    split_file: Annotated[Path | None, _Opt(help="Reuse the split.csv of an earlier build.")] = None,
-    drop_sections: Annotated[str | None, _Opt(help=_DROP_HELP)] = None,
-    keep_sections: Annotated[str | None, _Opt(help=_KEEP_HELP)] = None,
-    lab_char_budget: Annotated[int, _Opt(help="Characters of the lab line (authors: 700).")] = 700,
-    memory_limit: Annotated[str, _Opt(help="DuckDB memory cap; larger work spills to --out.")] = "3GB",
-    force: Annotated[bool, _Opt(help="Rebuild even if --out holds a build of the same inputs.")] = False,
-) -> None:
-    """Build the EarlyDx task set: admission-anchored inputs, filtered ED-diagnosis labels, patient split.
+def _option_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
-    Example: admitdx build earlydx --mimic ../shared/data/mimic-iv-demo --out data/earlydx --window-hours 0
-    """
-    from admitdx.tasks.earlydx import build_earlydx
 
-    if drop_sections and keep_sections:
-        raise UsageError("give --drop-sections or --keep-sections, not both")
-    dropped = _names(drop_sections)
-    if keep_sections:
-        keep = _names(keep_sections)
-        unknown = [k for k in keep if k not in DROPPABLE]
+def _task_command(spec: TaskSpec) -> typer.models.CommandFunctionType:
+    """``admitdx build <task>``: every params field as a typed option (its default and help from the
+    dataclass), plus the spec's extra options, the common build options and ``--set``."""
+    hints = typing.get_type_hints(spec.params)
+    fields = [f for f in dataclasses.fields(spec.params) if f.init]
+    tuple_fields = {f.name for f in fields if typing.get_origin(hints[f.name]) is tuple}
+    parameters = [
+        inspect.Parameter(
+            "source",
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=Annotated[Path, _Opt(f"--{spec.source_option}", help=spec.source_help)],
+        ),
+        inspect.Parameter(
+            "out",
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=Annotated[Path, _Opt("--out", help="Dataset directory to write.")],
+        ),
+    ]
+    for f in fields:
+        cli_type, note = _cli_type(hints[f.name])
+        default = ",".join(f.default) if f.name in tuple_fields and f.default else f.default
+        if default == () or default is dataclasses.MISSING:
+            default = None
+        help_ = f.metadata.get("help", "") + (f" ({note})" if note else "")
+        parameters.append(
+            inspect.Parameter(
+                f.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Annotated[cli_type, _Opt(_option_name(f.name), help=help_)],
+                default=default,
+            )
+        )
+    for extra in spec.extra_options:
+        parameters.append(
+            inspect.Parameter(
+                extra.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Annotated[str | None, _Opt(_option_name(extra.name), help=extra.help)],
+                default=None,
+            )
+        )
+    common = {
+        "split_file": (Path | None, None, "Reuse the split.csv of an earlier build."),
+        "memory_limit": (str, "3GB", "DuckDB memory cap; larger work spills to --out."),
+        "force": (bool, False, "Rebuild even if --out holds a build of the same inputs."),
+        "set_": (
+            list[str] | None,
+            None,
+            "Any parameter as KEY=VALUE (repeatable), e.g. --set home_meds_max=20.",
+        ),
+    }
+    for name, (kind, default, help_) in common.items():
+        flag = "--set" if name == "set_" else _option_name(name)
+        parameters.append(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Annotated[kind, _Opt(flag, help=help_)],
+                default=default,
+            )
+        )
+
+    def command(**values: Any) -> None:
+        settings = parse_key_values(values.pop("set_"))
+        source, out = values.pop("source"), values.pop("out")
+        split_file, memory_limit, force = (
+            values.pop("split_file"),
+            values.pop("memory_limit"),
+            values.pop("force"),
+        )
+        for name in tuple_fields | {e.name for e in spec.extra_options}:
+            values[name] = _names(values[name])
+        unknown = sorted(set(settings) - {f.name for f in fields})
         if unknown:
             raise UsageError(
-                f"unknown section(s): {', '.join(unknown)}", hint=f"choose from {', '.join(DROPPABLE)}"
+                f"--set: {', '.join(unknown)} is not a parameter of {spec.name}",
+                hint=f"parameters: {', '.join(f.name for f in fields)}",
             )
-        dropped = tuple(s for s in DROPPABLE if s not in keep)
-    params = EarlyDxParams(
-        window_hours=window_hours,
-        timestamps=timestamps,  # type: ignore[arg-type]
-        lab_scope=lab_scope,  # type: ignore[arg-type]
-        label_text=label_text,  # type: ignore[arg-type]
-        test_fraction=test_fraction,
-        seed=seed,
-        drop_sections=dropped,
-        lab_char_budget=lab_char_budget,
-    )
+        for name, value in settings.items():
+            values[name] = tuple(value) if name in tuple_fields and isinstance(value, list) else value
+        values = {k: v for k, v in values.items() if not (v == () and k not in settings)}
+        params = spec.make_params(**values)
+        _run_build(spec, source, out, params, split_file=split_file, memory_limit=memory_limit, force=force)
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__doc__ = f"{spec.summary}.\n\nExample: {spec.example}"
+    return command
+
+
+def _run_build(spec: TaskSpec, source: Path, out: Path, params: Any, **options: Any) -> None:
     console = Console(stderr=True)
     try:
         with progress_bar(console) as bar:
@@ -97,39 +153,30 @@ def earlydx(
 
             def report(stage: str, done: int, total: int) -> None:
                 if stage not in tasks:
-                    label = "building evidence tables" if stage == "sections" else "writing encounters"
-                    tasks[stage] = bar.add_task(label, total=total)
+                    tasks[stage] = bar.add_task(stage, total=total)
                 bar.update(tasks[stage], completed=done, total=total)
 
-            result = build_earlydx(
-                mimic,
-                out,
-                params,
-                split_file=split_file,
-                progress=report,
-                memory_limit=memory_limit,
-                force=force,
-            )
+            result = spec.build(source, out, params, progress=report, **options)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: nothing was written; rerun the same command to build again.")
         raise typer.Exit(130) from None
     if result.get("skipped"):
         console.print(f"{out} already holds this build (same inputs and parameters); use --force to rebuild.")
-    counts = result["counts"]
-    train, test = counts.get("train_encounters", 0), counts.get("test_encounters", 0)
-    console.print(
-        f"[green]EarlyDx[/] {counts['cohort_stays']} cohort stays → {counts['encounters_with_labels']} "
-        f"encounters with labels ({train} train / {test} test), {counts['labels_per_encounter']} labels "
-        f"per encounter, {counts['explicit_fraction']:.0%} explicit."
-    )
-    lab = result["lab_coverage_by_scope"]
-    console.print(
-        f"lab coverage: ed-stay {lab['ed-stay']['fraction']:.0%}, admission "
-        f"{lab['admission']['fraction']:.0%} (this build: {params.lab_scope}); "
-        f"see {out / 'coverage.csv'} and {out / 'manifest.json'}"
-    )
-    if dropped == DEMO_CC_ONLY:
-        console.print("input restricted to demographics + chief complaint (the paper's demo+CC ablation)")
+    for line in spec.report_build(result, params) if spec.report_build else []:
+        console.print(line)
+    console.print(f"see {out / 'manifest.json'}")
+
+
+def tasks() -> None:
+    """List the registered benchmark tasks (each is a `build` subcommand).
+
+    Example: admitdx tasks
+    """
+    table = Table("task", "answer", "matcher", "metric suite", "what it asks", box=None)
+    for spec in registered().values():
+        answer = spec.answer + (f" ({', '.join(spec.categories)})" if spec.categories else "")
+        table.add_row(spec.name, answer, spec.matcher or "—", spec.suite, spec.summary)
+    Console().print(table)
 
 
 _RATIONALES_HELP = "rationales.jsonl of `admitdx rationale`: reasoning before the diagnoses (CoT SFT)."
@@ -167,6 +214,9 @@ def sft(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``build`` (task builders) and ``export`` to the root app."""
+    """Add ``build`` (one subcommand per registered task), ``tasks`` and ``export`` to the root app."""
+    for spec in registered().values():
+        build_app.command(spec.name)(_task_command(spec))
     app.add_typer(build_app, name="build")
     app.add_typer(export_app, name="export")
+    app.command("tasks")(tasks)

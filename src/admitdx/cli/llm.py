@@ -15,9 +15,9 @@ from rich.console import Console
 from admitdx.auditing import RuleAuditor, audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
+from admitdx.cli.named_llm import open_named_client
 from admitdx.cli.options import parse_key_values
 from admitdx.llm.local_server import LocalServer
-from admitdx.llm.named import open_named_client
 from admitdx.progress import progress_bar
 
 _console = Console(stderr=True)

@@ -12,7 +12,8 @@ from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.progress import progress_bar
 from admitdx.report.console import print_headline
 from admitdx.report.html import write_report
-from admitdx.report.scoring import RESULTS_FILE, ScoreParams, score_run
+from admitdx.report.table import TABLE_FILE, write_table
+from admitdx.scoring.run import RESULTS_FILE, ScoreParams, score_run
 
 
 def score(
@@ -23,14 +24,19 @@ def score(
             "--predictions", help="Predictions directory; repeat or list several (the first is the baseline)."
         ),
     ],
-    matcher: Annotated[
-        str, typer.Option("--matcher", help="Matcher whose cached pairs to score (matches/<matcher>.jsonl).")
-    ],
     out: Annotated[
         Path, typer.Option("--out", help="Run directory for results.json, per_instance.jsonl, table.md.")
     ],
     extra: Annotated[
         list[Path] | None, typer.Argument(help="More predictions directories.", show_default=False)
+    ] = None,
+    matcher: Annotated[
+        str | None,
+        typer.Option(
+            "--matcher",
+            help="Matcher whose cached pairs to score (matches/<matcher>.jsonl); default: the task's. "
+            "Category and text tasks are scored without one.",
+        ),
     ] = None,
     split: Annotated[str, typer.Option(help="Split that was predicted.")] = "test",
     baseline: Annotated[
@@ -60,8 +66,11 @@ def score(
         int, typer.Option(min=1, help="Smallest subgroup that gets a score.")
     ] = subgroups.MIN_GROUP_SIZE,
 ) -> None:
-    """Score predictions against a dataset: EarlyDx tracks, time-critical, graded, CliniBench, subgroups.
+    """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
+    EarlyDx: evidence tracks, R@k, time-critical, graded, subgroups; CliniBench: macro P/R/F1 at
+    top-n, MAP, main-diagnosis accuracy, tertiles; categories: accuracy, confusion, under/over-triage;
+    texts: ROUGE; final diagnosis: exact / 3-character / CCSR / HCC match.
     Writes OUT/results.json (all metrics; headline ones with 95 % patient-bootstrap intervals and
     paired p-values against the baseline), OUT/per_instance.jsonl and OUT/table.md.
 
@@ -94,8 +103,9 @@ def score(
             "[yellow]interrupted[/]: nothing was written; rerun the command (scoring is not resumable)"
         )
         raise typer.Exit(130) from None
+    write_table(results, out / TABLE_FILE)
     print_headline(console, results)
-    if results["tracks_note"]:
+    if results.get("tracks_note"):
         console.print(f"[yellow]note[/]: {results['tracks_note']}")
     console.print(f"results → {out / RESULTS_FILE}; next: admitdx report {out}")
 

@@ -40,7 +40,7 @@ def synth(
 
     Example: admitdx data synth --out data/synth --patients 1000 --seed 0 --report
     """
-    from admitdx.sources.synthetic import generate_synthetic
+    from admitdx.synthetic import generate_synthetic
 
     columns = (
         TextColumn("patients"),
@@ -75,7 +75,7 @@ def synth(
 
 
 def _print_report(root: Path) -> None:
-    from admitdx.sources.synthetic.report import calibration_report
+    from admitdx.synthetic.report import calibration_report
 
     table = Table(title="Calibration against EarlyDx (cohort: ED stays with an admission)")
     for name in ("figure", "EarlyDx", "achieved", "measured as"):

@@ -2,7 +2,8 @@
 
 A template is a Jinja2 file split into chat messages by marker lines ``[system]``, ``[user]`` and
 ``[assistant]`` (few-shot exemplars are rendered as user/assistant turns). The shipped templates
-live in ``admitdx/llm/prompts/NAME.vN.j2``; a user may pass a path to their own file instead. Any
+belong to the stage or task that uses them (``tasks/<task>/prompts/NAME.vN.j2``,
+``auditing/prompts/``): this module only renders; a user may pass a path to their own file. Any
 edit changes the SHA-256, hence the cache key (no stale answers) and the manifest (a run made with
 another prompt refuses to resume).
 """
@@ -19,7 +20,6 @@ import jinja2
 from admitdx.errors import UsageError
 from admitdx.runs import sha256_text
 
-PROMPT_DIR = Path(__file__).parent / "prompts"
 _MARKER = re.compile(r"^\[(system|user|assistant)\]\s*$", re.MULTILINE)
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
@@ -52,12 +52,12 @@ class PromptTemplate:
         return messages
 
 
-def load_prompt(name_or_path: str | Path) -> PromptTemplate:
-    """A shipped template by name (``predict.v1``) or a template file by path."""
-    shipped_path = PROMPT_DIR / f"{name_or_path}.j2"
+def load_prompt(name_or_path: str | Path, prompt_dir: Path) -> PromptTemplate:
+    """A template shipped in ``prompt_dir`` by name (``predict.v1``), or a template file by path."""
+    shipped_path = prompt_dir / f"{name_or_path}.j2"
     path = shipped_path if shipped_path.is_file() else Path(name_or_path)
     if not path.is_file():
-        shipped = ", ".join(sorted(p.stem for p in PROMPT_DIR.glob("*.j2")))
+        shipped = ", ".join(sorted(p.stem for p in prompt_dir.glob("*.j2")))
         raise UsageError(f"prompt template {name_or_path} not found", hint=f"shipped templates: {shipped}")
     text = path.read_text(encoding="utf-8")
     return PromptTemplate(path.stem, text, sha256_text(text))

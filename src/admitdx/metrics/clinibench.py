@@ -17,15 +17,16 @@
 * **Frequency tertiles** (figure 3): vocabulary labels sorted by training frequency and cut into
   three equal-sized groups, head / body / tail; macro P/R/F1 within each.
 
-Labels are rolled up to 3 characters and de-duplicated, first occurrence kept, before truncation
-(CliniBench section 4.2). Predictions that could not be mapped to a code (``None``) take no rank.
+Labels arrive rolled up to their 3-character category by the one roll-up,
+:func:`admitdx.ontology.icd.roll_up` (the caller knows each code's version); here they are
+de-duplicated, first occurrence kept, before truncation (CliniBench section 4.2). Predictions
+that could not be mapped to a code (``None``) take no rank.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import cache
 
 import numpy as np
 from scipy import sparse
@@ -35,19 +36,12 @@ TERTILES = ("head", "body", "tail")
 MACRO_KEYS = ("macro_precision", "macro_recall", "macro_f1")
 
 
-@cache
-def roll_up(code: str, chars: int = 3) -> str:
-    """The ICD category: the first ``chars`` characters of the dot-less, upper-case code."""
-    return code.replace(".", "").strip().upper()[:chars]
-
-
-def ranked_labels(codes: Sequence[str | None], top_n: int = TOP_N, chars: int = 3) -> list[str]:
-    """Roll up, drop unmapped, de-duplicate (first occurrence wins), keep the first ``top_n``."""
+def ranked_labels(labels: Sequence[str | None], top_n: int = TOP_N) -> list[str]:
+    """Drop unmapped, de-duplicate (first occurrence wins), keep the first ``top_n``."""
     out: list[str] = []
-    for code in codes:
-        if code is None:
+    for label in labels:
+        if label is None:
             continue
-        label = roll_up(code, chars)
         if label not in out:
             out.append(label)
             if len(out) == top_n:

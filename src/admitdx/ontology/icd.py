@@ -135,10 +135,37 @@ def short_title(code: str, version: int) -> str | None:
     return title(code, version)
 
 
-def category(code: str) -> str:
-    """The 3-character category (ICD-9 E codes: 4 characters, ``'E888'``), the CliniBench roll-up."""
+def roll_up(code: str, version: int) -> str:
+    """The code's category: the one 3-character roll-up every caller uses (CliniBench §3.1,
+    ER-Reason's 3-character match, the ICD matcher's category level).
+
+    ICD-10-CM and ICD-9-CM diagnosis and V codes: the first 3 characters (``S72142A`` → ``S72``,
+    ``V5861`` → ``V58``, ``4280`` → ``428``). ICD-9-CM E codes (external causes, E000–E999) are
+    the exception: their categories have four characters (``E8889`` → ``E888`` "Other and
+    unspecified fall"); three would merge ten unrelated categories (``E88`` is not a code). ICD-10
+    codes starting with E (endocrine: ``E119`` → ``E11``) are ordinary 3-character categories,
+    which is why the version is required.
+    """
+    _check_version(version)
     code = normalize(code)
-    return code[:4] if code.startswith("E") and code[1:2].isdigit() and len(code) >= 4 else code[:3]
+    if version == 9 and code.startswith("E") and len(code) >= 4:
+        return code[:4]
+    return code[:3]
+
+
+def in_symptom_or_administrative_chapter(code: str, version: int) -> bool:
+    """ICD-10-CM chapters R (symptoms, signs, abnormal findings) and V–Z (external causes, factors
+    influencing health status); ICD-9-CM E and V codes and 780–799 (symptoms, signs, ill-defined
+    conditions). Codes in MIMIC's form (no dot). EarlyDx removes these labels (§3.3); the
+    synthetic generator asks the same question of the codes it places."""
+    c = code.strip().upper()
+    if not c:
+        return False
+    if int(version) == 10:
+        return c[0] in "RVWXYZ"
+    if c[0] in "EV":
+        return True
+    return c[:3].isdigit() and 780 <= int(c[:3]) <= 799
 
 
 def chapter(code: str, version: int) -> Chapter | None:

@@ -29,7 +29,10 @@ def _cell(metric: dict[str, Any] | None, with_ci: bool) -> str:
 
 def headline_table(results: dict[str, Any]) -> Table:
     """Micro P/R/F1 (F1 with its 95 % patient-bootstrap interval), R@1 and explicit/implicit recall
-    on the primary track, plus unparseable outputs, one row per system."""
+    on the primary track, plus unparseable outputs, one row per system; for the other suites, their
+    first headline metrics with intervals."""
+    if results.get("suite", "earlydx") != "earlydx":
+        return _suite_table(results)
     track = results["primary_track"]
     table = Table(
         title=f"{track} labels · {results['n_instances']} encounters, {results['n_patients']} patients",
@@ -51,3 +54,19 @@ def print_headline(console: Console, results: dict[str, Any]) -> None:
     would fold every interval onto extra lines."""
     wide = Console(file=console.file, width=max(console.width, 100), force_terminal=console.is_terminal)
     wide.print(headline_table(results))
+
+
+def _suite_table(results: dict[str, Any]) -> Table:
+    names = results["headline_metrics"][:6]
+    table = Table(
+        title=f"{results['task']} · {results['n_instances']} encounters, {results['n_patients']} patients",
+        box=None,
+    )
+    table.add_column("system")
+    for name in names:
+        table.add_column(name, justify="right")
+    table.add_column("unparseable", justify="right")
+    for system in results["systems"]:
+        cells = [_cell(system["metrics"].get(n), with_ci=True) for n in names]
+        table.add_row(system["name"], *cells, str(system["counts"]["parse_errors"]))
+    return table

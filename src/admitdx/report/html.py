@@ -16,8 +16,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from admitdx.errors import UsageError
 from admitdx.metrics.earlydx import RECALL_AT_K
 from admitdx.report import plots
-from admitdx.report.scoring import RESULTS_FILE
-from admitdx.report.table import MAIN_COLUMNS, TRACK_TITLES, fmt, fmt_ci, macro
+from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TRACK_TITLES, fmt, fmt_ci
+from admitdx.scoring.run import RESULTS_FILE
 
 REPORT_FILE = "report.html"
 TRACK_LABELS = {
@@ -49,6 +49,9 @@ def delta_style(value: float | None) -> str:
 
 
 def figures(results: dict[str, Any]) -> dict[str, str]:
+    """The EarlyDx suite's figures (other suites are shown as tables)."""
+    if results.get("suite", "earlydx") != "earlydx":
+        return {}
     systems, track = results["systems"], results["primary_track"]
     return {
         "main": plots.grouped_bars(
@@ -91,18 +94,19 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
 def render_report(results: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style)
-    env.globals["macro"] = macro
+    systems = results["systems"]
     conditions = [  # conditions no system could be scored on (never recorded nor flagged) are left out
         c
-        for c in (results["systems"][0]["per_condition_f1"] if results["systems"] else [])
-        if any(s["per_condition_f1"][c] is not None for s in results["systems"])
+        for c in (systems[0].get("per_condition_f1") or {} if systems else {})
+        if any(s["per_condition_f1"][c] is not None for s in systems)
     ]
-    axes = sorted({axis for s in results["systems"] for axis in s["subgroups"]})
+    axes = sorted({axis for s in systems for axis in s.get("subgroups") or {}})
     return env.get_template("report.html.j2").render(
         r=results,
         figs=figures(results),
         main_columns=MAIN_COLUMNS,
         track_titles=TRACK_TITLES,
+        suite_titles=SUITE_TITLES,
         ks=RECALL_AT_K,
         conditions=conditions,
         axes=axes,

@@ -1,4 +1,5 @@
-"""``table.md``: the main results as Markdown tables, one block per track, intervals in brackets."""
+"""``table.md``: the main results as Markdown tables with intervals in brackets: one block per
+evidence track for EarlyDx, one block of the suite's headline metrics for the other suites."""
 
 from __future__ import annotations
 
@@ -21,6 +22,15 @@ TRACK_TITLES = {
 }
 
 
+SUITE_TITLES = {
+    "clinibench": "CliniBench (3-character codes, top-n, macro over labels)",
+    "category": "Categories (accuracy, under/over-triage, predicted share per class)",
+    "text": "Texts (ROUGE F1, Porter stemming)",
+    "final_diagnosis": "Final diagnosis (first coded answer vs main / any gold code)",
+}
+TABLE_FILE = "table.md"
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
@@ -34,29 +44,34 @@ def fmt_ci(metric: dict[str, Any] | None, digits: int = 3) -> str:
     return f"{text} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]" if ci else text
 
 
-def macro(clinibench: dict[str, Any], key: str) -> dict[str, Any]:
-    """A CliniBench macro score in the ``{"value", "ci"}`` shape of the other metrics."""
-    ci = clinibench.get(f"{key}_ci")
-    return {"value": clinibench.get(key), "ci": list(ci) if ci else None}
-
-
 def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
 def render_table(results: dict[str, Any]) -> str:
-    """The Markdown text of ``table.md``."""
-    systems = results["systems"]
+    """The Markdown text of ``table.md``: the blocks of the suite that scored the run."""
     conf = round(100 * results["params"]["confidence"])
+    matcher = results["params"].get("matcher")
     lines = [
-        f"# admitdx results — {results['n_instances']} encounters, {results['n_patients']} patients, "
-        f"matcher `{results['params']['matcher']}`",
+        f"# admitdx results — {results.get('task', 'earlydx')}: {results['n_instances']} encounters, "
+        f"{results['n_patients']} patients" + (f", matcher `{matcher}`" if matcher else ""),
         "",
         f"Values with {conf} % patient-level bootstrap intervals "
         f"({results['params']['n_bootstrap']} replicates).",
     ]
     if results.get("tracks_note"):
         lines += ["", f"> {results['tracks_note']}"]
+    suite = results.get("suite", "earlydx")
+    lines += _earlydx_blocks(results) if suite == "earlydx" else _headline_block(results)
+    lines += _counts_block(results["systems"])
+    caveats = [f"- **{s['name']}**: {s['caveat']}" for s in results["systems"] if s.get("caveat")]
+    if caveats:
+        lines += ["", "## Caveats", "", *caveats]
+    return "\n".join(lines) + "\n"
+
+
+def _earlydx_blocks(results: dict[str, Any]) -> list[str]:
+    systems, lines = results["systems"], []
     for track in results["tracks"]:
         lines += ["", f"## {TRACK_TITLES.get(track, track)}", ""]
         lines.append(_row(["system", *(label for _, label in MAIN_COLUMNS), "mean #ref"]))
@@ -65,67 +80,32 @@ def render_table(results: dict[str, Any]) -> str:
             m = s["metrics"]
             cells = [fmt_ci(m.get(f"{track}.{key}")) for key, _ in MAIN_COLUMNS]
             lines.append(_row([s["name"], *cells, fmt(m[f"{track}.mean_references"]["value"], 2)]))
+    tc = ("tc.recall", "tc.precision", "tc.f1", "tc_graded.recall", "tc_graded.precision")
     lines += ["", "## Time-critical conditions (encounter level)", ""]
     lines.append(_row(["system", "recall", "precision", "F1", "graded recall", "graded precision"]))
     lines.append(_row(["---"] * 6))
     for s in systems:
-        m = s["metrics"]
-        lines.append(
-            _row(
-                [
-                    s["name"],
-                    *(
-                        fmt_ci(m.get(k))
-                        for k in (
-                            "tc.recall",
-                            "tc.precision",
-                            "tc.f1",
-                            "tc_graded.recall",
-                            "tc_graded.precision",
-                        )
-                    ),
-                ]
-            )
-        )
-    lines += ["", "## CliniBench (3-character codes, top-20, macro over labels)", ""]
-    lines.append(_row(["system", "macro P", "macro R", "macro F1", "MAP", "MD acc."]))
-    lines.append(_row(["---"] * 6))
-    for s in systems:
-        cb, m = s["clinibench"], s["metrics"]
-        lines.append(
-            _row(
-                [
-                    s["name"],
-                    fmt_ci(macro(cb, "macro_precision")),
-                    fmt_ci(macro(cb, "macro_recall")),
-                    fmt_ci(macro(cb, "macro_f1")),
-                    fmt_ci(m.get("clinibench.map")),
-                    fmt_ci(m.get("clinibench.main_diagnosis_accuracy")),
-                ]
-            )
-        )
-    lines += ["", "## Counts", ""]
-    lines.append(
-        _row(["system", "predictions", "missing", "parse errors", "outside split", "unmapped codes"])
-    )
-    lines.append(_row(["---"] * 6))
-    for s in systems:
-        c = s["counts"]
-        lines.append(
-            _row(
-                [
-                    s["name"],
-                    *(
-                        str(c[k])
-                        for k in ("predictions", "missing", "parse_errors", "outside_split", "unmapped_codes")
-                    ),
-                ]
-            )
-        )
-    caveats = [f"- **{s['name']}**: {s['caveat']}" for s in systems if s.get("caveat")]
-    if caveats:
-        lines += ["", "## Caveats", "", *caveats]
-    return "\n".join(lines) + "\n"
+        lines.append(_row([s["name"], *(fmt_ci(s["metrics"].get(k)) for k in tc)]))
+    return lines
+
+
+def _headline_block(results: dict[str, Any]) -> list[str]:
+    """One column per headline metric of the suite (CliniBench, categories, texts, codes)."""
+    names = results["headline_metrics"]
+    lines = ["", f"## {SUITE_TITLES.get(results['suite'], results['suite'])}", ""]
+    lines.append(_row(["system", *names]))
+    lines.append(_row(["---"] * (len(names) + 1)))
+    for s in results["systems"]:
+        lines.append(_row([s["name"], *(fmt_ci(s["metrics"].get(n)) for n in names)]))
+    return lines
+
+
+def _counts_block(systems: list[dict[str, Any]]) -> list[str]:
+    keys = list(dict.fromkeys(k for s in systems for k in s["counts"] if k != "instances"))
+    lines = ["", "## Counts", "", _row(["system", *(k.replace("_", " ") for k in keys)])]
+    lines.append(_row(["---"] * (len(keys) + 1)))
+    lines += [_row([s["name"], *(str(s["counts"].get(k, "–")) for k in keys)]) for s in systems]
+    return lines
 
 
 def write_table(results: dict[str, Any], path: Path) -> Path:

@@ -27,21 +27,27 @@ class System(Protocol):
 
 @dataclass(frozen=True)
 class SystemSpec:
+    """A registered kind. ``caveat`` reads a predictions manifest's inputs and returns the warning
+    a report must print beside that run's scores, if any (e.g. a toy model that proves the path)."""
+
     name: str
     description: str
     factory: Callable[..., System]
+    caveat: Callable[[dict[str, Any]], str | None] | None = None
 
 
 _REGISTRY: dict[str, SystemSpec] = {}
 
 
-def register(name: str, description: str) -> Callable[[Callable[..., System]], Callable[..., System]]:
+def register(
+    name: str, description: str, caveat: Callable[[dict[str, Any]], str | None] | None = None
+) -> Callable[[Callable[..., System]], Callable[..., System]]:
     """Class or function decorator: make a system available as ``admitdx predict --system NAME``."""
 
     def wrap(factory: Callable[..., System]) -> Callable[..., System]:
         if name in _REGISTRY:
             raise ValueError(f"system {name!r} registered twice")
-        _REGISTRY[name] = SystemSpec(name, description, factory)
+        _REGISTRY[name] = SystemSpec(name, description, factory, caveat)
         return factory
 
     return wrap

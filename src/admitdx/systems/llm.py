@@ -19,6 +19,10 @@ Configured in the ``admitdx predict --config`` file::
 Every other key is an :class:`~admitdx.llm.config.LLMConfig` option (model, temperature, seed,
 concurrency, timeout_s, retries, structured, cache_path, cache_only, …).
 
+The task decides what is asked and how the answer is read: its spec names the prompt template
+(shipped with the task) and its answer kind — a ranked diagnosis list, one of a fixed set of
+categories (an enum in the schema, read exactly), or a text. This module only assembles requests.
+
 Protocol choices: greedy decoding (EarlyDx appendix K, CliniBench 4.2); the answer is constrained
 to a JSON schema by the server (CliniBench 4.2) and parsed tolerantly when a server ignores it;
 chain-of-thought puts a ``reasoning`` field before the list (CliniBench 4.2), kept as the
@@ -43,9 +47,18 @@ from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
 from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
-from admitdx.llm.schemas import ListShape, diagnosis_schema, read_diagnoses
 from admitdx.retrieval import make_retriever
 from admitdx.systems import register
+from admitdx.tasks.answers import (
+    ListShape,
+    category_schema,
+    diagnosis_schema,
+    read_category,
+    read_diagnoses,
+    read_text,
+    text_schema,
+)
+from admitdx.tasks.spec import TaskSpec
 
 PromptStyle = Literal["zero-shot", "few-shot", "cot"]
 LOCAL = "local"
@@ -62,7 +75,18 @@ def clip(text: str, max_chars: int | None) -> str:
     return text if max_chars is None or len(text) <= max_chars else text[:max_chars] + "\n[…truncated]"
 
 
-@register("llm", DESCRIPTION)
+TOY_MODEL_CAVEAT = (
+    "This system shows that the pipeline runs end to end; its scores say nothing about clinical skill."
+)
+
+
+def _caveat(manifest_inputs: dict[str, Any]) -> str | None:
+    """Runs of the embedded SmolLM2-135M prove the path, not clinical skill; a hosted model of the
+    same kind gets no caveat."""
+    return TOY_MODEL_CAVEAT if (manifest_inputs.get("system_inputs") or {}).get("local_server") else None
+
+
+@register("llm", DESCRIPTION, caveat=_caveat)
 class LLMPredictor:
     """Options beyond :class:`LLMConfig`'s:
 
@@ -93,10 +117,14 @@ class LLMPredictor:
         local_model: str | None = None,
         local_n_ctx: int = 2048,
         allow_hosts: list[AllowedHost] | None = None,
+        task: TaskSpec,
         **llm_options: Any,
     ) -> None:
         if prompt not in ("zero-shot", "few-shot", "cot"):
             raise UsageError(f"prompt must be zero-shot, few-shot or cot (got {prompt!r})")
+        if task.prompt_dir is None or task.prompt is None:
+            raise UsageError(f"task {task.name} ships no prompt for LLM systems")
+        self.task = task
         self.name = f"llm-{prompt}"
         self.style = prompt
         self.k = k
@@ -104,8 +132,8 @@ class LLMPredictor:
         self.graded = graded
         self.shape = ListShape(min_items, max_items, min_chars, max_chars, reasoning_max_chars)
         self.max_input_chars = max_input_chars
-        self.template = load_prompt(prompt_file or "predict.v1")
-        self.schema = diagnosis_schema(self.shape, reasoning=prompt == "cot", graded=graded)
+        self.template = load_prompt(prompt_file or task.prompt, task.prompt_dir)
+        self.schema = self._schema(reasoning=prompt == "cot")
         self.retriever = (
             make_retriever(retriever, **(retriever_options or {})) if prompt == "few-shot" else None
         )
@@ -127,10 +155,24 @@ class LLMPredictor:
         if self.local is not None:
             self.local.log_path = Path(out_dir) / LOG_NAME
 
+    def _schema(self, *, reasoning: bool) -> dict[str, Any]:
+        if self.task.answer == "category":
+            return category_schema(self.task.categories, reasoning=reasoning)
+        if self.task.answer == "text":
+            return text_schema(reasoning=reasoning)
+        return diagnosis_schema(self.shape, reasoning=reasoning, graded=self.graded)
+
+    #: Options that change how a run executes, not what the model answers: the model's identity
+    #: (:meth:`manifest_inputs`) records the ones that do, so a run resumes with another concurrency.
+    execution_options = frozenset(f.name for f in dataclasses.fields(LLMConfig))
+
     def manifest_inputs(self) -> dict[str, Any]:
         """Prompt hash, model identity and egress decision: a change refuses to resume."""
         identity = self.client.config.identity()
-        return {"prompt": self.template.identity(), "llm": identity, "egress": self.client.egress}
+        inputs = {"prompt": self.template.identity(), "llm": identity, "egress": self.client.egress}
+        if self.local is not None:
+            inputs["local_server"] = True
+        return inputs
 
     # ------------------------------------------------------------------ fit
     def fit(self, train: list[Instance]) -> None:
@@ -147,6 +189,8 @@ class LLMPredictor:
         self.fit_summary = {"exemplar_pool": len(self._train)}
 
     def _exemplar_labels(self, inst: Instance) -> list[str]:
+        if self.task.answer != "diagnoses":
+            return [inst.target] if isinstance(inst.target, str) and inst.target else []
         audited = any(r.evidence_class for r in inst.references)
         return [r.text for r in inst.references if not audited or r.evidence_class in self.exemplar_classes]
 
@@ -157,16 +201,21 @@ class LLMPredictor:
         shown = []
         for hit in reversed(hits):  # most similar last, next to the question
             ex = self._train[hit.index]
-            labels = self._exemplar_labels(ex)[: self.shape.max_items]
-            answer = (
-                [{"diagnosis": t, "status": "confirmed", "confidence": 1.0} for t in labels]
-                if self.graded
-                else labels
-            )
-            shown.append(
-                {"record": clip(ex.text, self.max_input_chars), "answer": json.dumps({"diagnoses": answer})}
-            )
+            shown.append({"record": clip(ex.text, self.max_input_chars), "answer": self._exemplar_answer(ex)})
         return shown
+
+    def _exemplar_answer(self, ex: Instance) -> str:
+        """An exemplar's gold answer in the schema the model must answer in."""
+        labels = self._exemplar_labels(ex)
+        if self.task.answer != "diagnoses":
+            return json.dumps({"answer": labels[0]})
+        labels = labels[: self.shape.max_items]
+        answer = (
+            [{"diagnosis": t, "status": "confirmed", "confidence": 1.0} for t in labels]
+            if self.graded
+            else labels
+        )
+        return json.dumps({"diagnoses": answer})
 
     # ------------------------------------------------------------------ predict
     def request(self, inst: Instance) -> ChatRequest:
@@ -176,15 +225,23 @@ class LLMPredictor:
             reasoning=self.style == "cot",
             graded=self.graded,
             exemplars=self._exemplars(inst),
+            categories=self.task.categories,
         )
         return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})
 
     def to_prediction(self, inst: Instance, c: Completion) -> Prediction:
         error = c.parse_error
-        items, reasoning = [], None
-        if error is None:
+        items, answer, reasoning = [], None, None
+        if error is None and self.task.answer == "diagnoses":
             read = read_diagnoses(c.parsed, self.shape.max_items)
             items, reasoning, error = read.items, read.reasoning, read.error
+        elif error is None:
+            one = (
+                read_category(c.parsed, self.task.categories)
+                if self.task.answer == "category"
+                else read_text(c.parsed)
+            )
+            answer, reasoning, error = one.answer, one.reasoning, one.error
         return Prediction(
             instance_id=inst.id,
             system=self.name,
@@ -194,6 +251,7 @@ class LLMPredictor:
             parse_error=error,
             usage=c.usage,
             latency_s=c.latency_s,
+            answer=answer,
         )
 
     def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:

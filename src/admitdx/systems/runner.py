@@ -2,9 +2,11 @@
 
 The protocol guarantees live here, once, so every system — baseline, classifier or LLM — gets them:
 
-* **No test labels.** The system is fitted on the training split's instances (references
-  included) and predicts test instances whose ``references`` have been emptied, so no system can
-  read a test label even by mistake. An instance id present in both splits is refused.
+* **No test targets.** The system is fitted on the training split's instances (targets
+  included) and predicts test instances from which the task's declared target (``references``
+  or ``target``) and its leaky ``meta`` fields have been removed (:meth:`TaskSpec.without_target`),
+  so no system can read a test answer even by mistake. An instance id present in both splits is
+  refused.
 * **Append as they complete.** Each prediction is appended to ``predictions.jsonl`` and flushed, so
   an interrupted run (Ctrl-C, a kill, a crash) loses at most the predictions in flight.
 * **Resume exactly once.** A rerun into the same ``--out`` cuts a half-written last line, skips the
@@ -42,6 +44,8 @@ from admitdx.progress import progress_bar
 from admitdx.runs import check_resumable, read_manifest, sha256_file, write_manifest
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
+from admitdx.tasks.registry import get_task
+from admitdx.tasks.spec import TaskSpec
 
 
 @dataclass(frozen=True)
@@ -54,16 +58,18 @@ class RunSummary:
     parse_errors: int  # in the whole predictions file
 
 
-def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost]) -> System:
+def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: TaskSpec) -> System:
     factory = registered()[choice.kind].factory
     signature = inspect.signature(factory)
     options = dict(choice.options)
     if "allow_hosts" in signature.parameters:
         options["allow_hosts"] = allow_hosts
+    if "task" in signature.parameters:
+        options["task"] = task
     try:
         signature.bind(**options)
     except TypeError as e:  # an unknown option name in the config: say which system and where
-        known = ", ".join(p for p in signature.parameters if p != "allow_hosts")
+        known = ", ".join(p for p in signature.parameters if p not in ("allow_hosts", "task"))
         raise UsageError(
             f"system {choice.name!r} (kind {choice.kind}): {e}",
             hint=f"options of {choice.kind}: {known or 'none'}",
@@ -73,9 +79,18 @@ def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost]) -> System
 
 def split_dataset(
     dataset_dir: Path, split: str, train_split: str, limit: int | None
-) -> tuple[list[Instance], list[Instance]]:
-    """(training instances with references, test instances with references removed)."""
+) -> tuple[TaskSpec, list[Instance], list[Instance]]:
+    """(the task, training instances with targets, test instances without target or leaky meta)."""
     instances = load_instances(dataset_dir)
+    tasks = sorted({i.task for i in instances})
+    if len(tasks) != 1:
+        raise InputError(
+            f"{dataset_dir} holds instances of {len(tasks)} tasks ({', '.join(tasks) or 'none'})",
+            table=INSTANCES_FILE,
+            column="task",
+            hint="a dataset directory holds one task; predict each task's dataset separately",
+        )
+    task = get_task(tasks[0])
     test = [i for i in instances if i.split == split][:limit]
     train = [i for i in instances if i.split == train_split]
     if not test:
@@ -93,7 +108,7 @@ def split_dataset(
             column="split",
             hint="rebuild the dataset: a test encounter must never be a training encounter",
         )
-    return train, [dataclasses.replace(i, references=[]) for i in test]
+    return task, train, [task.without_target(i) for i in test]
 
 
 def _finished_ids(path: Path) -> set[str]:
@@ -130,8 +145,10 @@ def run_predictions(
     """Predict ``split`` of ``dataset_dir`` with ``choice`` into ``out_dir`` (resuming if possible)."""
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
     allow_hosts = allow_hosts or []
-    train, test = split_dataset(dataset_dir, split, train_split, limit)
-    system = build_system(choice, allow_hosts)
+    task, train, test = split_dataset(dataset_dir, split, train_split, limit)
+    system = build_system(choice, allow_hosts, task)
+    execution = getattr(system, "execution_options", frozenset())
+    answering = {k: v for k, v in choice.options.items() if k not in execution}
     if hasattr(system, "use_run_dir"):
         system.use_run_dir(out_dir)
     inputs: dict[str, Any] = {
@@ -139,7 +156,7 @@ def run_predictions(
         "split": split,
         "train_split": train_split,
         "limit": limit,
-        "system": {"name": choice.name, "kind": choice.kind, "options": redact_options(choice.options)},
+        "system": {"name": choice.name, "kind": choice.kind, "options": redact_options(answering)},
         "allow_hosts": [dataclasses.asdict(h) for h in allow_hosts],
     }
     if hasattr(system, "manifest_inputs"):

@@ -11,32 +11,76 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from admitdx.contracts import INSTANCES_FILE
+from admitdx.errors import output_errors, writable_dir
 from admitdx.runs import fingerprint_files, read_manifest, write_manifest
-from admitdx.sources.mimic import MimicSource, open_mimic
+from admitdx.sources.mimic import MimicSource, Needs, open_mimic
+from admitdx.tasks.dataset_writer import (
+    COVERAGE_FILE,
+    PARQUET_FILE,
+    InstanceWriter,
+    instance_schema,
+    write_coverage,
+)
 from admitdx.tasks.earlydx.cohort import create_cohort
-from admitdx.tasks.earlydx.explicit import InputIndex
-from admitdx.tasks.earlydx.output import COVERAGE_FILE, PARQUET_FILE, InstanceWriter, write_coverage
-from admitdx.tasks.earlydx.params import HISTORY, EarlyDxParams
+from admitdx.tasks.earlydx.params import HISTORY, SECTION_NAMES, EarlyDxParams
 from admitdx.tasks.earlydx.references import build_references, labels_sql, register_verdicts
-from admitdx.tasks.earlydx.sections import ACUTE, HISTORY_PARTS
-from admitdx.tasks.earlydx.sections.lab_rows import lab_coverage, prepare_lab_rows
-from admitdx.tasks.earlydx.serialize import serialize, serialize_history
-from admitdx.tasks.earlydx.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
+from admitdx.tasks.earlydx.serialize import ACUTE, HISTORY_PARTS, serialize, serialize_history
+from admitdx.tasks.explicit import InputIndex
+from admitdx.tasks.sections.lab_rows import lab_coverage, prepare_lab_rows
+from admitdx.tasks.spec import Progress
+from admitdx.tasks.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
 
 TASK = "earlydx"
 STAGE = "build earlydx"
 FETCH_ROWS = 2000
+#: Verified before the build reads them (gzip CRC, columns, keys, row rules); ``requires`` must
+#: exist with rows, since without them every label or encounter would change instead of failing.
+NEEDS = Needs(
+    requires=tuple(
+        ["ed.edstays", "ed.diagnosis", "hosp.admissions", "hosp.patients", "hosp.d_icd_diagnoses"]
+    ),
+    reads=tuple(
+        [
+            "hosp.diagnoses_icd",
+            "hosp.labevents",
+            "hosp.d_labitems",
+            "hosp.omr",
+            "ed.triage",
+            "ed.vitalsign",
+            "ed.medrecon",
+            "note.discharge",
+            "note.radiology",
+            "ecg.machine_measurements",
+            "echo.structured_measurement",
+        ]
+    ),
+)
+#: The split's hash namespace (``tasks.split``): unchanged since the first release, so every
+#: earlier EarlyDx build keeps its split.
+SPLIT_NAMESPACE = "earlydx-split"
 
-#: progress(stage, done, total): stage is "sections" while tables are built, then "encounters".
-Progress = Callable[[str, int, int], None]
+_S, _I = pa.string(), pa.int64()
+META = (
+    ("age", _I),
+    ("sex", _S),
+    ("race", _S),
+    ("insurance", _S),
+    ("language", _S),
+    ("acuity", _I),
+    ("arrival", _S),
+    ("anchor_year_group", _S),
+    ("ed_disposition", _S),
+)
+SCHEMA = instance_schema(SECTION_NAMES, META)
 
 
 def build_earlydx(
@@ -56,15 +100,19 @@ def build_earlydx(
     ``memory_limit`` caps DuckDB's memory; beyond it DuckDB spills to a folder inside ``out_dir``.
     """
     mimic_dir, out_dir = Path(mimic_dir), Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    writable_dir(out_dir)
     fixed_split = read_split_file(split_file) if split_file else None
     spill = out_dir / ".duckdb_tmp"
     report = progress or (lambda stage, done, total: None)
     try:
-        with open_mimic(mimic_dir, memory_limit=memory_limit) as src, _interruptible():
+        with (
+            open_mimic(mimic_dir, memory_limit=memory_limit, needs=NEEDS) as src,
+            _interruptible(),
+            output_errors(out_dir),
+        ):
             inputs = {
                 "mimic_dir": str(mimic_dir.resolve()),
-                "source_files": fingerprint_files([t.path for t in src.tables.values()], root=mimic_dir),
+                "source_files": src.fingerprints(),
                 "params": params.to_dict(),
                 "split_file": fingerprint_files([split_file]) if split_file else None,
             }
@@ -73,14 +121,15 @@ def build_earlydx(
                 return {**previous, "skipped": True}
             src.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
             src.con.execute("SET preserve_insertion_order = false")
-            writer = InstanceWriter(out_dir)
+            writer = InstanceWriter(out_dir, SCHEMA)
             try:
                 with src.translate_errors():
                     counts = create_cohort(src, params)
                     counts.update(register_verdicts(src))
-                    prepare_lab_rows(src, params)
+                    prepare_lab_rows(src, params.section_options())
                     tables = _materialize(src, params, report)
-                    splitter = Splitter(params.test_fraction, params.seed, fixed_split)
+                    fractions = {"test": params.test_fraction, "train": 1 - params.test_fraction}
+                    splitter = Splitter(fractions, params.seed, SPLIT_NAMESPACE, fixed_split)
                     outputs = _write(src, params, tables, writer, counts, splitter, report)
                     outputs["lab_coverage_by_scope"] = lab_coverage(src, counts["cohort_stays"])
                 # the manifest moves in with the files it describes, never before or after them
@@ -123,7 +172,8 @@ def _interruptible() -> Iterator[None]:
 
 def _materialize(src: MimicSource, p: EarlyDxParams, report: Progress) -> dict[str, str | None]:
     """One temp table per section (and for the labels); None for a section whose source is absent."""
-    queries = {s.name: s.sql(p, src) for s in (*ACUTE, *HISTORY_PARTS)}
+    opts = p.section_options()
+    queries = {s.name: s.sql(opts, src) for s in (*ACUTE, *HISTORY_PARTS)}
     queries["labels"] = labels_sql(src)
     tables: dict[str, str | None] = {}
     for i, (name, sql) in enumerate(queries.items()):
@@ -201,8 +251,9 @@ def _encounter(
     row: dict[str, Any], p: EarlyDxParams, tally: Counter[str], splitter: Splitter
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Render one encounter; None when no label survives. Also the sections present before ablation."""
-    sections = {s.name: s.render(row[s.name], p) for s in ACUTE}
-    history = serialize_history({s.name: s.render(row[s.name], p) for s in HISTORY_PARTS})
+    opts = p.section_options()
+    sections = {s.name: s.render(row[s.name], opts) for s in ACUTE}
+    history = serialize_history({s.name: s.render(row[s.name], opts) for s in HISTORY_PARTS})
     present = [name for name, text in sections.items() if text is not None]
     if history is not None:
         present.append(HISTORY)

@@ -36,6 +36,8 @@ import re
 import duckdb
 import pyarrow as pa
 
+from admitdx.ontology import icd
+
 REMOVED_CHAPTER = "symptom or administrative chapter"
 REMOVED_GENERIC = "over-generic title"
 
@@ -86,21 +88,9 @@ def is_over_generic(title: str | None) -> bool:
     return any(p.search(t) for p in OVER_GENERIC_PATTERNS)
 
 
-def in_removed_chapter(code: str, version: int) -> bool:
-    """ICD-10 chapters R and V–Z; ICD-9 E and V codes and 780–799 (codes without the dot)."""
-    c = code.strip().upper()
-    if not c:
-        return False
-    if int(version) == 10:
-        return c[0] in "RVWXYZ"
-    if c[0] in "EV":
-        return True
-    return c[:3].isdigit() and 780 <= int(c[:3]) <= 799
-
-
 def label_verdict(code: str, version: int, title: str | None) -> str | None:
     """None to keep the label, else the reason it is removed."""
-    if in_removed_chapter(code, version):
+    if icd.in_symptom_or_administrative_chapter(code, version):
         return REMOVED_CHAPTER
     if is_over_generic(title):
         return REMOVED_GENERIC

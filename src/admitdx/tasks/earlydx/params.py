@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from admitdx.errors import UsageError
+from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.spec import param
 
 #: Acute evidence sections in the paper's order (§3.2 items i–ix). Prior history (item x) is kept
 #: apart in ``Instance.history`` (appendix N); its name for ``drop_sections`` is "history".
@@ -81,25 +83,51 @@ class EarlyDxParams:
       drop_sections: section names (see SECTION_NAMES, plus "history") rendered as None.
     """
 
-    window_hours: float = 0.0
-    timestamps: Literal["charttime", "storetime"] = "charttime"
-    lab_scope: Literal["ed-stay", "admission"] = "ed-stay"
-    label_text: Literal["ed", "dictionary"] = "ed"
-    test_fraction: float = PAPER_TEST_FRACTION
-    seed: int = 0
-    drop_sections: tuple[str, ...] = ()
-    lab_char_budget: int = 700
-    home_meds_max: int = 12
-    radiology_max_reports: int = 8
-    radiology_findings_chars: int = 230
-    radiology_impression_chars: int = 180
-    echo_max_measurements: int = 8
-    prior_dx_max: int = 8
-    prior_ed_dx_max: int = 8
-    prior_note_chars: int = 400
-    serial_vital_fields: tuple[str, ...] = ("heartrate", "o2sat")
-    ecg_lookback_hours: float | None = None
-    baseline_labs_before: Literal["t0", "ed-arrival"] = "t0"
+    window_hours: float = param(0.0, "W: keep evidence charted by t0 + W hours (paper: 0; app. L: 6, 24).")
+    timestamps: Literal["charttime", "storetime"] = param(
+        "charttime", "charttime (paper) or storetime (appendix D), for labs and radiology."
+    )
+    lab_scope: Literal["ed-stay", "admission"] = param(
+        "ed-stay", "ed-stay: results from ED arrival on, whatever their hadm_id; admission: the authors'."
+    )
+    label_text: Literal["ed", "dictionary"] = param(
+        "ed", "ed: the ED table's title (paper); dictionary: the ICD long title of the same code."
+    )
+    test_fraction: float = param(PAPER_TEST_FRACTION, "Share of patients in test (paper: 6975/120789).")
+    seed: int = param(0, "Seed of the patient-level split.")
+    drop_sections: tuple[str, ...] = param((), f"Sections to ablate (appendix P): {', '.join(DROPPABLE)}.")
+    lab_char_budget: int = param(700, "Characters of the lab line (authors: 700).")
+    home_meds_max: int = param(12, "Home medications shown at most (authors: 12).")
+    radiology_max_reports: int = param(8, "Radiology reports shown at most (authors: 8).")
+    radiology_findings_chars: int = param(230, "Characters of a report's findings (authors: 230).")
+    radiology_impression_chars: int = param(180, "Characters of a report's impression (authors: 180).")
+    echo_max_measurements: int = param(8, "Echo measurements shown at most (authors: 8).")
+    prior_dx_max: int = param(8, "Prior billed diagnoses shown at most (authors: 8).")
+    prior_ed_dx_max: int = param(8, "Past ED diagnoses shown at most (authors: 8).")
+    prior_note_chars: int = param(400, "Characters of the prior note's past medical history (authors: 400).")
+    serial_vital_fields: tuple[str, ...] = param(
+        ("heartrate", "o2sat"), "Vital signs of the first and last ED reading (appendix I: HR, SpO2)."
+    )
+    ecg_lookback_hours: float | None = param(
+        None, "Only ECGs this many hours before ED arrival or later (default: the latest, however old)."
+    )
+    baseline_labs_before: Literal["t0", "ed-arrival"] = param(
+        "t0", "t0: latest creatinine/haemoglobin before t0 (authors'); ed-arrival: before this visit."
+    )
+
+    @classmethod
+    def from_cli(cls, keep_sections: tuple[str, ...] = (), **values: Any) -> EarlyDxParams:
+        """``--keep-sections A,B`` is the complement of ``--drop-sections`` (the demo+CC ablation)."""
+        if keep_sections:
+            if values.get("drop_sections"):
+                raise UsageError("give --drop-sections or --keep-sections, not both")
+            unknown = [k for k in keep_sections if k not in DROPPABLE]
+            if unknown:
+                raise UsageError(
+                    f"unknown section(s): {', '.join(unknown)}", hint=f"choose from {', '.join(DROPPABLE)}"
+                )
+            values["drop_sections"] = tuple(s for s in DROPPABLE if s not in keep_sections)
+        return cls(**values)
 
     def __post_init__(self) -> None:
         _choice("timestamps", self.timestamps, ("charttime", "storetime"))
@@ -124,6 +152,25 @@ class EarlyDxParams:
 
     def with_(self, **changes: Any) -> EarlyDxParams:
         return replace(self, **changes)
+
+    def section_options(self) -> SectionOptions:
+        """What the shared section library reads; EarlyDx shows every triage field (appendix I)."""
+        return SectionOptions(
+            timestamps=self.timestamps,
+            lab_scope=self.lab_scope,
+            lab_char_budget=self.lab_char_budget,
+            home_meds_max=self.home_meds_max,
+            radiology_max_reports=self.radiology_max_reports,
+            radiology_findings_chars=self.radiology_findings_chars,
+            radiology_impression_chars=self.radiology_impression_chars,
+            echo_max_measurements=self.echo_max_measurements,
+            prior_dx_max=self.prior_dx_max,
+            prior_ed_dx_max=self.prior_ed_dx_max,
+            prior_note_chars=self.prior_note_chars,
+            serial_vital_fields=self.serial_vital_fields,
+            ecg_lookback_hours=self.ecg_lookback_hours,
+            baseline_labs_before=self.baseline_labs_before,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

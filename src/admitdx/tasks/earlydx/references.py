@@ -13,9 +13,9 @@ from typing import Any
 
 from admitdx.contracts import Reference
 from admitdx.sources.mimic import MimicSource
-from admitdx.tasks.earlydx.explicit import InputIndex
 from admitdx.tasks.earlydx.labels import register_label_verdicts
 from admitdx.tasks.earlydx.params import EarlyDxParams
+from admitdx.tasks.explicit import InputIndex
 
 CODE_SYSTEMS = {9: "ICD-9-CM", 10: "ICD-10-CM"}
 

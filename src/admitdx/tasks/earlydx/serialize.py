@@ -8,8 +8,12 @@ from dataclasses import replace
 
 from admitdx.contracts import Instance
 from admitdx.errors import UsageError
-from admitdx.tasks.earlydx.params import DROPPABLE, HISTORY
-from admitdx.tasks.earlydx.sections import ACUTE, HISTORY_PARTS
+from admitdx.tasks.earlydx.params import DROPPABLE, HISTORY, SECTION_NAMES
+from admitdx.tasks.earlydx.prior_history import PARTS as HISTORY_PARTS
+from admitdx.tasks.sections import BY_NAME
+
+#: EarlyDx's acute sections from the shared library, in the paper's order.
+ACUTE = tuple(BY_NAME[name] for name in SECTION_NAMES)
 
 HEADERS = {s.name: s.header for s in ACUTE}
 HISTORY_HEADER = "Prior history (background from earlier visits, not the current presentation)"

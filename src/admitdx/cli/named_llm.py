@@ -1,0 +1,72 @@
+"""An LLM client for a system named on the command line (``--system NAME``); command-line glue
+between the run configuration (systems) and the LLM layer, which knows nothing of systems.
+
+``NAME`` is ``local`` (the embedded llama.cpp server with SmolLM2-135M-Instruct, started here and
+stopped on exit) or a system in the ``--config`` YAML file whose options are LLM options. Only
+:class:`LLMConfig` options are taken from that entry; a predictor's own options (``prompt``,
+``k``, ``graded`` …) are ignored here, so the same entry can drive ``admitdx predict`` and
+``admitdx audit``; ``base_url: local`` in it also means the embedded server. The config's
+``allow_hosts`` feed the egress guard.
+
+An embedded server logs to ``<log_dir>/llama-server.log`` (the stage's output directory) and is the
+client's liveness check, so a server that dies mid-run is reported at once with its exit signal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from admitdx.errors import UsageError
+from admitdx.llm.client import LLMClient
+from admitdx.llm.config import LLMConfig
+from admitdx.llm.local_server import LOG_NAME, LocalServer
+
+LOCAL = "local"
+
+
+LLM_OPTIONS = frozenset(f.name for f in dataclasses.fields(LLMConfig))
+
+
+@contextmanager
+def open_named_client(
+    name: str,
+    config_path: Path | None = None,
+    *,
+    defaults: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    log_dir: Path | None = None,
+) -> Iterator[LLMClient]:
+    """Yield a client for ``name``. LLM options come from, lowest to highest precedence: ``defaults``
+    (a stage's own, e.g. the teacher's temperature), the config entry, ``settings`` (``--set``).
+    ``log_dir`` is where an embedded server's log goes (else the cache's log folder)."""
+    from admitdx.systems.config import load_config
+
+    run_config = load_config(config_path)
+    if name == LOCAL:
+        options: dict[str, Any] = {"base_url": LOCAL}
+    elif name in run_config.systems:
+        options = {k: v for k, v in run_config.systems[name].options.items() if k in LLM_OPTIONS}
+    else:
+        known = ", ".join(sorted(run_config.systems)) or "none in --config"
+        raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")
+    options = {**(defaults or {}), **options, **(settings or {})}
+    server = None
+    if options.get("base_url") == LOCAL:
+        server = LocalServer(log_path=log_dir / LOG_NAME if log_dir else None)
+        options = {
+            **dataclasses.asdict(server.config()),
+            **{k: v for k, v in options.items() if k != "base_url"},
+        }
+    liveness = server.check_alive if server is not None else None
+    client = LLMClient(LLMConfig.from_options(options), allow_hosts=run_config.allow_hosts, liveness=liveness)
+    try:
+        if server is not None:
+            server.start()
+        yield client
+    finally:
+        if server is not None:
+            server.stop()

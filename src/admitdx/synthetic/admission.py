@@ -1,0 +1,167 @@
+"""A hospital admission as MIMIC records it: admissions and transfers rows, billed codes, and the
+discharge summary that later encounters read as prior history."""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from admitdx.synthetic import ids
+from admitdx.synthetic.condition import long_title
+from admitdx.synthetic.notes import discharge_text
+from admitdx.synthetic.patient import Patient, PriorAdmission, minutes, weighted
+from admitdx.synthetic.vocab import ADMIT_UNITS, SERVICE_NAME
+
+DISCHARGE_LOCATIONS = (
+    ("HOME", 40),
+    ("HOME HEALTH CARE", 27),
+    ("SKILLED NURSING FACILITY", 14),
+    ("REHAB", 4),
+    ("CHRONIC/LONG TERM ACUTE CARE", 2),
+    (None, 13),
+)
+NOTE_DISPOSITION = {"HOME": "Home", "HOME HEALTH CARE": "Home With Service", None: "Home"}
+
+
+@dataclass
+class AdmissionRequest:
+    hadm_id: int
+    admittime: datetime
+    admission_type: str
+    admission_location: str
+    unit: str
+    los_days: tuple[float, float]
+    version: int
+    billed: list[tuple[str, str]]  # (condition key, code) in billing order, principal first
+    chief_complaint: str
+    ed_stay: tuple[int, datetime, datetime] | None = None  # (stay_id, intime, outtime) when via the ED
+
+
+def provider_id(p: Patient) -> str:
+    return "P" + "".join(p.rng.choice(string.ascii_uppercase + string.digits) for _ in range(5))
+
+
+def write_admission(p: Patient, req: AdmissionRequest) -> datetime:
+    """Write the admission; returns its discharge time."""
+    rng = p.rng
+    dischtime = req.admittime + minutes(rng.uniform(*req.los_days) * 1440)
+    died = rng.random() < 0.012
+    location = "DIED" if died else weighted(rng, DISCHARGE_LOCATIONS)
+    ed_in, ed_out = (req.ed_stay[1], req.ed_stay[2]) if req.ed_stay else (None, None)
+    p.sink.add(
+        "hosp.admissions",
+        (
+            p.subject_id,
+            req.hadm_id,
+            req.admittime,
+            dischtime,
+            dischtime if died else None,
+            req.admission_type,
+            provider_id(p),
+            req.admission_location,
+            location,
+            p.insurance,
+            p.language,
+            p.marital,
+            p.race,
+            ed_in,
+            ed_out,
+            1 if died else 0,
+        ),
+    )
+    _transfers(p, req, dischtime)
+    billed = _bill(p, req)
+    note_id = _discharge_note(p, req, dischtime, location, billed)
+    pmh = [(c.key, c.pmh) for c in p.comorbidities]
+    p.admissions.append(PriorAdmission(req.hadm_id, req.admittime, billed, pmh, note_id))
+    return dischtime
+
+
+def _transfers(p: Patient, req: AdmissionRequest, dischtime: datetime) -> None:
+    units = ADMIT_UNITS[req.unit]
+    if req.ed_stay:
+        stay_id, ed_in, ed_out = req.ed_stay
+        p.sink.add(
+            "hosp.transfers",
+            (p.subject_id, req.hadm_id, stay_id, "ED", "Emergency Department", ed_in, ed_out),
+        )
+        start = ed_out
+    else:
+        start = req.admittime
+    first = units[1] if p.rng.random() < 0.25 else units[0]
+    moves = [(first, start)]
+    if p.rng.random() < 0.5 and dischtime - start > timedelta(days=1):
+        stay_min = (dischtime - start).total_seconds() / 60
+        moves.append((units[2], start + minutes(stay_min * p.rng.uniform(0.2, 0.6))))
+    for n, (unit, t) in enumerate(moves):
+        end = moves[n + 1][1] if n + 1 < len(moves) else dischtime
+        tid = ids.stay_id(p.index, p.next("stay"))
+        p.sink.add(
+            "hosp.transfers",
+            (p.subject_id, req.hadm_id, tid, "admit" if n == 0 else "transfer", unit, t, end),
+        )
+    tid = ids.stay_id(p.index, p.next("stay"))
+    p.sink.add("hosp.transfers", (p.subject_id, req.hadm_id, tid, "discharge", None, dischtime, None))
+
+
+def _bill(p: Patient, req: AdmissionRequest) -> list[tuple[str, str, int, str]]:
+    """Billed codes: the encounter's diagnoses first, then every chronic condition and its status code."""
+    codes = list(req.billed)
+    for c in p.comorbidities:
+        codes.append((c.key, c.icd10 if req.version == 10 else c.icd9))
+        if c.status:
+            codes.append((c.key + "_status", c.status[0] if req.version == 10 else c.status[1]))
+    billed: list[tuple[str, str, int, str]] = []
+    seen: set[str] = set()
+    for key, code in codes:
+        if code in seen:
+            continue
+        seen.add(code)
+        billed.append((key, code, req.version, long_title(code, req.version)))
+        p.sink.add("hosp.diagnoses_icd", (p.subject_id, req.hadm_id, len(billed), code, req.version))
+    return billed
+
+
+def _discharge_note(
+    p: Patient,
+    req: AdmissionRequest,
+    dischtime: datetime,
+    location: str | None,
+    billed: list[tuple[str, str, int, str]],
+) -> str:
+    seq = p.next("DS") + 1
+    note_id = f"{p.subject_id}-DS-{seq}"
+    comorbid_keys = {c.key for c in p.comorbidities}
+    acute = [title for key, _, _, title in billed if key not in comorbid_keys and not key.endswith("_status")]
+    chronic = [title for key, _, _, title in billed if key in comorbid_keys]
+    age = p.age_at(req.admittime)
+    sex = "male" if p.gender == "M" else "female"
+    pmh = [c.pmh for c in p.comorbidities]
+    hpi = (
+        f"Mr./Ms. ___ is a {age} year old {sex} with "
+        f"{', '.join(pmh) if pmh else 'no significant past medical history'} who presents with "
+        f"{req.chief_complaint.lower()}."
+    )
+    text = discharge_text(
+        sex=p.gender,
+        service=SERVICE_NAME[req.unit],
+        chief_complaint=req.chief_complaint,
+        hpi=hpi,
+        pmh=pmh,
+        results=f"___ 07:10AM BLOOD WBC-{p.rng.uniform(5, 12):.1f} Hgb-{p.rng.uniform(9, 14):.1f}*",
+        course=[f"# {t}" for t in acute[:4]] or ["# Observation"],
+        admission_meds=[m.split(" [")[0] for m in p.home_meds],
+        discharge_meds=[m.split(" [")[0] for m in p.home_meds],
+        disposition=NOTE_DISPOSITION.get(location, "Extended Care"),
+        primary=acute[:3] or ["Observation"],
+        secondary=chronic,
+    )
+    charttime = dischtime.replace(hour=0, minute=0, second=0)
+    stored = dischtime + timedelta(hours=p.rng.uniform(2, 60))
+    p.sink.add(
+        "note.discharge",
+        (note_id, p.subject_id, req.hadm_id, "DS", seq, charttime, stored.replace(microsecond=0), text),
+    )
+    p.sink.add("note.discharge_detail", (note_id, p.subject_id, "author", "___", 1))
+    return note_id

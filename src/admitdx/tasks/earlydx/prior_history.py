@@ -1,0 +1,117 @@
+"""Prior history (§3.2 x), kept apart from the acute evidence (appendix N).
+
+Drawn only from admissions whose admittime precedes t0 (the paper) and ED stays that began before
+this one, never from the current admission or stay. Three parts, as in the authors' builder:
+
+  * prior diagnoses — dictionary long titles of codes billed in those admissions, through the same
+    label filter as the references, de-duplicated, at most ``prior_dx_max`` (8);
+  * past ED diagnoses — the ED diagnosis titles of earlier ED stays, filtered alike, at most
+    ``prior_ed_dx_max`` (8);
+  * the "Past Medical History" section of the latest earlier discharge note that has one, at most
+    ``prior_note_chars`` (400) characters.
+
+Most recent first: the authors list in file order (oldest first), but with a cap of 8 the latest
+admission's problems are the ones a clinician reads first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.base import Section, require
+from admitdx.tasks.sections.options import SectionOptions
+
+PRIOR_ADMISSIONS = """
+    SELECT c.stay_id, a.hadm_id, CAST(a.admittime AS TIMESTAMP) AS admittime
+    FROM cohort c JOIN hosp.admissions a ON a.subject_id = c.subject_id
+    WHERE CAST(a.admittime AS TIMESTAMP) < c.t0 AND a.hadm_id <> c.hadm_id
+"""
+
+
+def _prior_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
+    if not require(src, "hosp.diagnoses_icd", "hosp.d_icd_diagnoses"):
+        return None
+    return f"""
+        WITH r AS (
+            SELECT pa.stay_id, v.title, pa.admittime, pa.hadm_id, dx.seq_num
+            FROM ({PRIOR_ADMISSIONS}) pa
+            JOIN hosp.diagnoses_icd dx ON dx.hadm_id = pa.hadm_id
+            JOIN dict_verdicts v ON v.icd_code = trim(dx.icd_code) AND v.icd_version = dx.icd_version
+            WHERE v.verdict IS NULL AND v.title IS NOT NULL
+            QUALIFY row_number() OVER (PARTITION BY pa.stay_id, lower(v.title)
+                                       ORDER BY pa.admittime DESC, pa.hadm_id DESC, dx.seq_num) = 1
+        )
+        SELECT stay_id,
+               list_slice(list(title ORDER BY admittime DESC, hadm_id DESC, seq_num, title),
+                          1, {int(p.prior_dx_max)}) AS v
+        FROM r GROUP BY stay_id
+    """
+
+
+def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
+    return f"""
+        WITH r AS (
+            SELECT c.stay_id, trim(d.icd_title) AS title, CAST(s.intime AS TIMESTAMP) AS intime,
+                   s.stay_id AS prior, d.seq_num
+            FROM cohort c
+            JOIN ed.edstays s ON s.subject_id = c.subject_id
+            JOIN ed.diagnosis d ON d.stay_id = s.stay_id
+            JOIN ed_verdicts v ON v.icd_code = trim(d.icd_code) AND v.icd_version = d.icd_version
+                              AND v.title = trim(d.icd_title)
+            WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
+              AND s.stay_id <> c.stay_id AND v.verdict IS NULL
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id, lower(trim(d.icd_title))
+                                       ORDER BY s.intime DESC, s.stay_id DESC, d.seq_num) = 1
+        )
+        SELECT stay_id,
+               list_slice(list(title ORDER BY intime DESC, prior DESC, seq_num, title),
+                          1, {int(p.prior_ed_dx_max)}) AS v
+        FROM r GROUP BY stay_id
+    """
+
+
+def _prior_note_sql(p: SectionOptions, src: MimicSource) -> str | None:
+    if not require(src, "note.discharge"):
+        return None
+    return f"""
+        SELECT pa.stay_id, CAST(n.text AS VARCHAR) AS v
+        FROM ({PRIOR_ADMISSIONS}) pa JOIN note.discharge n ON n.hadm_id = pa.hadm_id
+        WHERE regexp_matches(n.text, '(?i)past medical history:')
+        QUALIFY row_number() OVER (PARTITION BY pa.stay_id
+                                   ORDER BY pa.admittime DESC, n.charttime DESC, n.note_id DESC) = 1
+    """
+
+
+_PMH = re.compile(
+    r"past medical history:\s*(.*?)"
+    r"(?:\n\s*\n\s*[A-Z][A-Za-z /&()-]{2,40}:"
+    r"|\n\s*(?:social history|family history|physical exam|past surgical history|medications on admission"
+    r"|allergies|brief hospital course):"
+    r"|\Z)",
+    re.S | re.I,
+)
+
+
+def extract_past_medical_history(note: str, max_chars: int) -> str | None:
+    """The body of a discharge note's "Past Medical History:" section, whitespace collapsed."""
+    m = _PMH.search(note)
+    if not m:
+        return None
+    body = re.sub(r"\s+", " ", m.group(1)).strip()
+    return body[:max_chars] or None
+
+
+def _titles(v: list[str] | None, p: SectionOptions) -> str | None:
+    return "; ".join(v) if v else None
+
+
+PRIOR_DX = Section("prior_dx", "Past medical history (prior dx)", _prior_dx_sql, _titles)
+PRIOR_ED_DX = Section("prior_ed_dx", "Past ED diagnoses", _prior_ed_dx_sql, _titles)
+PRIOR_NOTE = Section(
+    "prior_note",
+    "Past medical history (from prior discharge note)",
+    _prior_note_sql,
+    lambda v, p: extract_past_medical_history(v, p.prior_note_chars) if v else None,
+)
+PARTS = (PRIOR_DX, PRIOR_ED_DX, PRIOR_NOTE)

@@ -1,0 +1,44 @@
+"""The task registry: every package under ``admitdx.tasks`` that has a ``spec`` module registers
+its :class:`~admitdx.tasks.spec.TaskSpec` there, so adding a task touches no central list."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from admitdx.errors import UsageError
+from admitdx.tasks.spec import TaskSpec
+
+_REGISTRY: dict[str, TaskSpec] = {}
+
+
+def register(spec: TaskSpec) -> TaskSpec:
+    """Make ``spec`` available as ``admitdx build <name>`` and to every later stage."""
+    if spec.name in _REGISTRY and _REGISTRY[spec.name] is not spec:
+        raise ValueError(f"task {spec.name!r} registered twice")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def registered() -> dict[str, TaskSpec]:
+    """Every task, by name (importing each task package's ``spec`` module on first use)."""
+    _load_task_packages()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_task(name: str) -> TaskSpec:
+    """The spec of task ``name``; a dataset of an unknown task is refused, not scored as another."""
+    tasks = registered()
+    if name not in tasks:
+        raise UsageError(
+            f"unknown task {name!r}", hint=f"`admitdx tasks` lists them: {', '.join(tasks) or 'none'}"
+        )
+    return tasks[name]
+
+
+def _load_task_packages() -> None:
+    package = Path(__file__).parent
+    for module in pkgutil.iter_modules([str(package)]):
+        if module.ispkg and (package / module.name / "spec.py").is_file():
+            importlib.import_module(f"admitdx.tasks.{module.name}.spec")

@@ -1,0 +1,29 @@
+"""Chief complaint (§3.2 ii): the triage nurse's free text.
+
+Triage carries no timestamp; MIMIC documents it as taken at ED arrival, so it counts as charted at
+``edstays.intime`` and is kept when the patient arrived at or before the cutoff.
+"""
+
+from __future__ import annotations
+
+from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.base import Section, require
+from admitdx.tasks.sections.options import SectionOptions
+
+
+def _sql(p: SectionOptions, src: MimicSource) -> str | None:
+    if not require(src, "ed.triage"):
+        return None
+    return """
+        SELECT c.stay_id, any_value(trim(t.chiefcomplaint)) AS v
+        FROM cohort c JOIN ed.triage t ON t.stay_id = c.stay_id
+        WHERE c.ed_intime <= c.cutoff AND nullif(trim(t.chiefcomplaint), '') IS NOT NULL
+        GROUP BY c.stay_id
+    """
+
+
+def _render(v: str | None, p: SectionOptions) -> str | None:
+    return v or None
+
+
+SECTION = Section("chief_complaint", "Chief complaint", _sql, _render)

@@ -1,0 +1,34 @@
+"""Demographics and arrival mode (§3.2 i): sex, age at t0, race, where the admission came from,
+how the patient arrived.
+
+Following the authors' builder: sex from ``patients.gender``, race and admission location from
+``admissions``, arrival from ``edstays.arrival_transport``. Age is the age at t0 (``anchor_age +
+year(t0) − anchor_year``, MIMIC's documented formula) rather than the bare ``anchor_age`` the
+authors print, which can be off by up to a decade for a patient with many visits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.base import Section
+from admitdx.tasks.sections.options import SectionOptions
+
+
+def _sql(p: SectionOptions, src: MimicSource) -> str:
+    return """
+        SELECT stay_id, struct_pack(sex, age, race, admission_location, arrival) AS v
+        FROM cohort
+    """
+
+
+def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
+    if v is None:
+        return None
+    age = f"{v['age']} yo" if v["age"] is not None else "age None"
+    where = f"From {v['admission_location'] or 'None'}, arrival {v['arrival'] or 'None'}."
+    return f"{v['sex'] or 'None'}, {age}, {v['race'] or 'None'}. {where}"
+
+
+SECTION = Section("demographics", "Demographics", _sql, _render)

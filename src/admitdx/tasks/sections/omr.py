@@ -1,0 +1,69 @@
+"""Baseline outpatient measurements (§3.2 v): the latest blood pressure, weight, height and BMI in
+``hosp.omr`` whose chartdate is on or before the day of the cutoff (OMR has day resolution only).
+
+Result names follow the authors' builder: "Blood Pressure"; "Weight (Lbs)" or "Weight"; "Height
+(Inches)" or "Height"; "BMI (kg/m2)" or "BMI". The section is None when none of the four exists
+(the authors print "BP None, Wt None, …", which makes the section look present for everyone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.base import Section, require
+from admitdx.tasks.sections.options import SectionOptions
+
+#: kind -> (label shown, {result_name: unit})
+KINDS: dict[str, tuple[str, dict[str, str]]] = {
+    "bp": ("BP", {"Blood Pressure": ""}),
+    "weight": ("Wt", {"Weight (Lbs)": " lb", "Weight": ""}),
+    "height": ("Ht", {"Height (Inches)": " in", "Height": ""}),
+    "bmi": ("BMI", {"BMI (kg/m2)": "", "BMI": ""}),
+}
+
+
+def _kind_case() -> str:
+    whens = " ".join(
+        f"WHEN o.result_name IN ({', '.join(repr(n) for n in names)}) THEN '{kind}'"
+        for kind, (_, names) in KINDS.items()
+    )
+    return f"CASE {whens} END"
+
+
+def _sql(p: SectionOptions, src: MimicSource) -> str | None:
+    if not require(src, "hosp.omr"):
+        return None
+    return f"""
+        WITH o AS (
+            SELECT c.stay_id, {_kind_case()} AS kind, o.result_name AS name, trim(o.result_value) AS value,
+                   CAST(o.chartdate AS DATE) AS d, o.seq_num
+            FROM cohort c JOIN hosp.omr o ON o.subject_id = c.subject_id
+            WHERE CAST(o.chartdate AS DATE) <= CAST(c.cutoff AS DATE)
+        ), latest AS (
+            SELECT * FROM o WHERE kind IS NOT NULL
+            QUALIFY row_number() OVER (PARTITION BY stay_id, kind
+                                       ORDER BY d DESC, seq_num DESC, name, value) = 1
+        )
+        SELECT stay_id, struct_pack({_per_kind()}) AS v
+        FROM latest GROUP BY stay_id
+    """
+
+
+def _per_kind() -> str:
+    return ", ".join(
+        f"{kind} := any_value(struct_pack(name, value)) FILTER (WHERE kind = '{kind}')" for kind in KINDS
+    )
+
+
+def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
+    if not v:
+        return None
+    parts = []
+    for kind, (label, units) in KINDS.items():
+        if v[kind] is not None:
+            parts.append(f"{label} {v[kind]['value']}{units.get(v[kind]['name'], '')}")
+    return ", ".join(parts) or None
+
+
+SECTION = Section("omr", "Baseline (OMR)", _sql, _render)

@@ -1,0 +1,34 @@
+"""The options the shared evidence sections read, apart from any one benchmark's parameters.
+
+A task builds one :class:`SectionOptions` from its own parameters dataclass (where the defaults and
+their paper citations live) and hands it to every section query and renderer. ``triage_fields``
+is how a task selects what the triage section shows: ER-Reason's acuity task must not show the
+acuity it asks for, while EarlyDx's input includes it (appendix I).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: Triage fields in the order the section renders them (EarlyDx appendix I).
+TRIAGE_FIELDS: tuple[str, ...] = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp", "acuity")
+
+
+@dataclass(frozen=True)
+class SectionOptions:
+    timestamps: Literal["charttime", "storetime"]
+    lab_scope: Literal["ed-stay", "admission"]
+    lab_char_budget: int
+    home_meds_max: int
+    radiology_max_reports: int
+    radiology_findings_chars: int
+    radiology_impression_chars: int
+    echo_max_measurements: int
+    prior_dx_max: int
+    prior_ed_dx_max: int
+    prior_note_chars: int
+    serial_vital_fields: tuple[str, ...]
+    ecg_lookback_hours: float | None
+    baseline_labs_before: Literal["t0", "ed-arrival"]
+    triage_fields: tuple[str, ...] = TRIAGE_FIELDS

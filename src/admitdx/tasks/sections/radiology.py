@@ -1,0 +1,73 @@
+"""Radiology findings (§3.2 ix): reports charted between ED arrival and the cutoff (under
+storetime semantics, stored by the cutoff; appendix D), in time order.
+
+Following the authors' builder: each report is reduced to its exam name, FINDINGS (first
+``radiology_findings_chars`` = 230 characters) and IMPRESSION (first
+``radiology_impression_chars`` = 180); a report without those headers keeps the start of its
+body. Exact repeats (same exam, same opening) are dropped — addenda and duplicated uploads — and at
+most ``radiology_max_reports`` (8) are kept; the header counts those shown.
+"""
+
+from __future__ import annotations
+
+import re
+
+from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.base import Section, event_time, require
+from admitdx.tasks.sections.options import SectionOptions
+
+_EXAM = re.compile(r"EXAMINATION:\s*(.*)")
+_FINDINGS = re.compile(r"FINDINGS:(.*?)(?:IMPRESSION:|$)", re.S)
+_IMPRESSION = re.compile(r"IMPRESSION:(.*)", re.S)
+_DEDUP_PREFIX = 80
+
+
+def _sql(p: SectionOptions, src: MimicSource) -> str | None:
+    if not require(src, "note.radiology"):
+        return None
+    return f"""
+        SELECT c.stay_id, list(CAST(r.text AS VARCHAR) ORDER BY r.charttime, r.note_id) AS v
+        FROM cohort c JOIN note.radiology r ON r.subject_id = c.subject_id
+        WHERE CAST(r.charttime AS TIMESTAMP) >= c.ed_intime AND {event_time(p, "r")} <= c.cutoff
+          AND r.text IS NOT NULL
+        GROUP BY c.stay_id
+    """
+
+
+def _clean(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def summarize_report(text: str, p: SectionOptions) -> tuple[str | None, str]:
+    """(exam name, "F: … I: …") of one report."""
+    exam = _EXAM.search(text)
+    findings = _FINDINGS.search(text)
+    impression = _IMPRESSION.search(text)
+    parts = []
+    if findings and findings.group(1).strip():
+        parts.append("F: " + _clean(findings.group(1))[: p.radiology_findings_chars])
+    if impression and impression.group(1).strip():
+        parts.append("I: " + _clean(impression.group(1))[: p.radiology_impression_chars])
+    if not parts:
+        parts.append(_clean(re.sub(r"^.*?:", "", text, count=1, flags=re.S))[: p.radiology_findings_chars])
+    return (_clean(exam.group(1))[:40] if exam else None), " ".join(parts)
+
+
+def _render(v: list[str] | None, p: SectionOptions) -> str | None:
+    if not v:
+        return None
+    seen: set[str] = set()
+    shown: list[str] = []
+    for text in v:
+        exam, body = summarize_report(text, p)
+        key = f"{exam or ''}|{body[:_DEDUP_PREFIX]}"
+        if key in seen:
+            continue
+        seen.add(key)
+        shown.append(f"[{exam or 'study'}] {body}")
+        if len(shown) >= p.radiology_max_reports:
+            break
+    return f"({len(shown)})\n  " + "\n  ".join(shown)
+
+
+SECTION = Section("radiology", "Radiology", _sql, _render)
