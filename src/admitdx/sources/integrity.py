@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable
@@ -91,7 +92,7 @@ class Verdicts:
             return  # changed while it was read: the verdict may describe neither version
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
-            tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
+            tmp = entry.with_name(f".{entry.name}.{os.getpid()}.{threading.get_ident()}")
             tmp.write_text(json.dumps({**body, "file": identity, "check": check}), encoding="utf-8")
             tmp.replace(entry)
         except OSError as e:  # a read-only or full cache costs time on the next run, never a result
