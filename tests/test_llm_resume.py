@@ -1,4 +1,5 @@
-"""Kill `admitdx predict` with SIGKILL mid-run, rerun it, and check every instance is predicted once.
+"""Kill `admitdx predict` with SIGKILL mid-run, rerun it with another concurrency, and check every
+instance is predicted once; a rerun that would change the answers (temperature) is refused.
 
 The run goes through the real command line and the generic runner (``admitdx.systems.runner``)
 with an ``llm`` system pointed at a loopback fault server, so the kill lands while requests are in
@@ -80,9 +81,17 @@ def test_sigkill_mid_run_then_resume_predicts_each_instance_once(tmp_path: Path)
         killed_at = _lines(predictions)
         assert 8 <= killed_at < N_TEST, "the kill must land mid-run"
 
+        # resume with another concurrency and timeout: execution settings, not answers, so allowed
+        config.write_text(yaml.safe_dump({"systems": {"fake": {**system, "concurrency": 4, "timeout_s": 3.0}}}))
         second = _predict(dataset, out, config)
         log = second.communicate(timeout=120)[0].decode()
         assert second.returncode == 0, log
+
+        # another temperature changes the answers: the finished run refuses to be appended to
+        config.write_text(yaml.safe_dump({"systems": {"fake": {**system, "temperature": 0.7}}}))
+        third = _predict(dataset, out, config)
+        refusal = third.communicate(timeout=120)[0].decode()
+        assert third.returncode == 2 and "changed: system_inputs" in refusal, refusal
 
     records = list(read_jsonl(predictions))
     ids = [r["instance_id"] for r in records]

@@ -4,6 +4,7 @@ predictions whatever the test references say, and never names a label only test 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -65,3 +66,84 @@ def test_predictions_do_not_depend_on_test_labels(
     assert outputs[0] == outputs[1]
     assert len(outputs[0]) == 30
     assert not any(item.text == LEAK for _, items in outputs[0] for item in items)
+
+
+# ---------------------------------------------------------------- leakage guard by declaration
+class _Recorder:
+    """A system that keeps every instance it is given (registered once for these tests)."""
+
+    seen: ClassVar[list] = []
+
+    def __init__(self) -> None:
+        self.name = "recorder"
+
+    def fit(self, train: list) -> None:
+        type(self).seen.append(("fit", train))
+
+    def predict(self, instances):  # type: ignore[no-untyped-def]
+        from admitdx.contracts import Prediction
+
+        todo = list(instances)
+        type(self).seen.append(("predict", todo))
+        for inst in todo:
+            yield Prediction(inst.id, self.name, [])
+
+
+def _recorded(dataset_dir: Path, out: Path) -> tuple[list, list]:
+    from admitdx.systems import register, registered
+
+    if "test-recorder" not in registered():
+        register("test-recorder", "records what a system is given")(_Recorder)
+    _Recorder.seen = []
+    run_predictions(dataset_dir, SystemChoice("rec", "test-recorder"), out, show_progress=False)
+    return dict(_Recorder.seen)["fit"], dict(_Recorder.seen)["predict"]
+
+
+def test_earlydx_targets_never_reach_a_system(synthetic_dataset: Path, tmp_path: Path) -> None:
+    """A real EarlyDx build: test references and the declared leaky meta are gone before predict."""
+    import json
+
+    train, test = _recorded(synthetic_dataset, tmp_path / "run")
+    assert test and all(not i.references and i.target is None for i in test)
+    assert all("ed_disposition" not in i.meta for i in test)
+    assert any(i.references for i in train)  # training keeps its labels
+    gold = {
+        json.loads(line)["id"]: json.loads(line)["references"]
+        for line in (synthetic_dataset / "instances.jsonl").read_text().splitlines()
+    }
+    # what the system received, serialised, carries no reference of its own instance beyond its text
+    for inst in test:
+        received = json.dumps(
+            {k: v for k, v in inst.to_dict().items() if k not in ("text", "sections", "history")}
+        )
+        assert not any(r["text"] in received for r in gold[inst.id])
+
+
+def test_a_category_target_and_its_leaky_meta_never_reach_a_system(tmp_path: Path) -> None:
+    from dataclasses import dataclass
+
+    from admitdx.contracts import Instance
+    from admitdx.jsonl import write_jsonl
+    from admitdx.tasks.dataset_writer import instance_schema
+    from admitdx.tasks.registry import register
+    from admitdx.tasks.spec import TaskSpec
+
+    @dataclass(frozen=True)
+    class NoParams:
+        pass
+
+    register(
+        TaskSpec("test-disposition", "t", NoParams, lambda *a, **k: {}, "category", "category",
+                 instance_schema((), (), target=True), categories=("ADMITTED", "HOME"),
+                 leaky_meta=("ed_disposition", "acuity"))
+    )  # fmt: skip
+    rows = [
+        Instance(f"{split}{i}", i + (0 if split == "train" else 50), "test-disposition", split, {},
+                 f"record {i}", [], meta={"age": 50, "acuity": 2, "ed_disposition": "HOME"}, target="HOME")
+        for split in ("train", "test") for i in range(3)
+    ]  # fmt: skip
+    write_jsonl(tmp_path / "ds" / "instances.jsonl", (r.to_dict() for r in rows))
+    train, test = _recorded(tmp_path / "ds", tmp_path / "run")
+    assert [i.target for i in train] == ["HOME"] * 3
+    assert all(i.target is None and i.meta == {"age": 50} for i in test)
+    assert "HOME" not in " ".join(str(i.to_dict()) for i in test)

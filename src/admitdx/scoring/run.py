@@ -31,6 +31,7 @@ from admitdx.jsonl import write_jsonl
 from admitdx.metrics import bootstrap
 from admitdx.runs import read_manifest, sha256_file, write_manifest
 from admitdx.scoring.context import (
+    absent_sections,
     caveat_for,
     find_agreement,
     section_coverage,
@@ -98,7 +99,7 @@ def _matcher(task: TaskSpec, params: ScoreParams, needs_matcher: bool) -> str | 
     if not needs_matcher:
         if params.matcher is not None:
             raise UsageError(
-                f"task {task.name} answers with a {task.answer}, which is scored without a matcher",
+                f"task {task.name} is scored by the {task.suite} suite without a matcher",
                 hint="leave out --matcher",
             )
         return None
@@ -182,6 +183,7 @@ def _score_run(
         "baseline": baseline,
         **{k: v for k, v in run.items() if not k.startswith("_")},
         "coverage": section_coverage(dataset_dir, instances),
+        "coverage_absent": absent_sections(dataset_dir),
         "agreement": find_agreement([s.directory for s in systems]),
         "systems": results,
     }
