@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.discharge_note import HeaderSet, NoteSplitter
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
 
@@ -83,22 +84,34 @@ def _prior_note_sql(p: SectionOptions, src: MimicSource) -> str | None:
     """
 
 
-_PMH = re.compile(
-    r"past medical history:\s*(.*?)"
-    r"(?:\n\s*\n\s*[A-Z][A-Za-z /&()-]{2,40}:"
-    r"|\n\s*(?:social history|family history|physical exam|past surgical history|medications on admission"
-    r"|allergies|brief hospital course):"
-    r"|\Z)",
-    re.S | re.I,
+#: EarlyDx's reader, as the authors wrote it: the "past medical history:" header anywhere (spelled
+#: exactly, any case), ended by one of these headers at a line start or by a blank line followed by
+#: any capitalised "Words:" line. It is stricter about spelling and looser about where a section
+#: ends than CliniBench's van Aken splitter; both run on :class:`~admitdx.tasks.discharge_note.NoteSplitter`.
+_EARLYDX_ENDS = HeaderSet(
+    {
+        name: (name,)
+        for name in (
+            "social history",
+            "family history",
+            "physical exam",
+            "past surgical history",
+            "medications on admission",
+            "allergies",
+            "brief hospital course",
+        )
+    },
+    flexible=False,
 )
+_SPLITTER = NoteSplitter(_EARLYDX_ENDS, extra_end=r"\n\s*\n\s*[A-Z][A-Za-z /&()-]{2,40}:")
 
 
 def extract_past_medical_history(note: str, max_chars: int) -> str | None:
     """The body of a discharge note's "Past Medical History:" section, whitespace collapsed."""
-    m = _PMH.search(note)
-    if not m:
+    body = _SPLITTER.section(note, "past medical history", anywhere=True)
+    if body is None:
         return None
-    body = re.sub(r"\s+", " ", m.group(1)).strip()
+    body = re.sub(r"\s+", " ", body).strip()
     return body[:max_chars] or None
 
 

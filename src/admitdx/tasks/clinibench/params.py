@@ -1,0 +1,110 @@
+"""Every protocol choice of the CliniBench builder, each defaulting to the paper's value.
+
+References are to Grundmann et al., *CliniBench* (``shared/papers/clinibench.txt``): §3.1 admission
+notes, labels and per-module / per-version datasets, §4 top-20 evaluation, appendix A.2 split and
+label exclusion. ``tasks/clinibench/README.md`` lists each choice next to the paper's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from admitdx.errors import UsageError
+from admitdx.tasks.spec import param
+
+MODULES: tuple[str, ...] = ("hosp", "icu")
+VERSIONS: tuple[int, ...] = (9, 10)
+
+#: The nine admission-time sections of §3.1, in the paper's order (canonical names).
+SECTION_NAMES: tuple[str, ...] = (
+    "chief_complaint",
+    "major_surgical_or_invasive_procedure",
+    "allergies",
+    "history_of_present_illness",
+    "past_medical_history",
+    "social_history",
+    "family_history",
+    "physical_exam",
+    "medications_on_admission",
+)
+#: A note whose sections are all empty here says nothing about the admission (dropped, counted).
+CORE_SECTIONS: tuple[str, ...] = ("chief_complaint", "history_of_present_illness", "past_medical_history")
+
+
+@dataclass(frozen=True)
+class CliniBenchParams:
+    """Parameters of ``admitdx build clinibench``; every field is recorded in the manifest.
+
+    Datasets (§3.1, table 1)
+      module: "hosp" (every admission with a discharge note) or "icu" (only admissions with an
+        ``icu/icustays`` row); icd_version 9 or 10 (the admission's diagnoses_icd version).
+        Leaving either out builds every value of it, one dataset per subfolder
+        (``hosp-icd9``, ``hosp-icd10``, ``icu-icd9``, ``icu-icd10``), each with its own manifest.
+
+    Admission note (§3.1)
+      sections: which of the nine admission-time sections to keep (all, in the paper's order).
+      physical_exam: "admission" cuts the exam at a discharge sub-header (MIMIC often keeps the
+        admission and the discharge exam under one ``Physical Exam:`` header); "whole" keeps the
+        header's full text, as a splitter unaware of the two exams would (it leaks the discharge
+        exam; for ablations only).
+      drop_empty_core: drop notes whose chief complaint, present illness and past history are all
+        empty (counted in the manifest).
+
+    Split (appendix A.2)
+      train_fraction / val_fraction / test_fraction: 70 / 10 / 20 per cent of notes.
+      group_by_patient: keep all of a patient's notes in one split (the paper does not say; off
+        stratifies notes independently, so one patient can sit in train and test).
+      seed: ties of the iterative stratification are broken with this seed.
+      exclude_absent_labels: leave out of evaluation the labels absent from any split (paper).
+    """
+
+    module: Literal["hosp", "icu"] | None = param(
+        None, "hosp: every admission with a discharge note; icu: those with an ICU stay (default: both)."
+    )
+    icd_version: int | None = param(None, "9 or 10: the admissions coded in that version (default: both).")
+    sections: tuple[str, ...] = param(SECTION_NAMES, "Admission-time sections kept, in the paper's order.")
+    physical_exam: Literal["admission", "whole"] = param(
+        "admission", "admission: the exam at admission only (paper); whole: the header's full text."
+    )
+    drop_empty_core: bool = param(True, "Drop notes with empty chief complaint, HPI and past history.")
+    train_fraction: float = param(0.7, "Share of notes in train (appendix A.2: 0.7).")
+    val_fraction: float = param(0.1, "Share of notes in val (appendix A.2: 0.1).")
+    test_fraction: float = param(0.2, "Share of notes in test (appendix A.2: 0.2).")
+    group_by_patient: bool = param(True, "No patient in two splits (the paper does not say; ours).")
+    seed: int = param(0, "Seed for the stratification's random tie-breaking.")
+    exclude_absent_labels: bool = param(True, "Evaluate only labels present in all three splits (A.2).")
+
+    def __post_init__(self) -> None:
+        if self.module is not None and self.module not in MODULES:
+            raise UsageError(f"module must be one of {', '.join(MODULES)}, got {self.module!r}")
+        if self.icd_version is not None and self.icd_version not in VERSIONS:
+            raise UsageError(f"icd_version must be 9 or 10, got {self.icd_version!r}")
+        if self.physical_exam not in ("admission", "whole"):
+            raise UsageError(f"physical_exam must be admission or whole, got {self.physical_exam!r}")
+        unknown = [s for s in self.sections if s not in SECTION_NAMES]
+        if unknown or not self.sections:
+            raise UsageError(
+                f"unknown or no section(s): {', '.join(unknown) or '(none given)'}",
+                hint=f"choose from {', '.join(SECTION_NAMES)}",
+            )
+        fractions = self.fractions()
+        if any(f <= 0 for f in fractions.values()) or abs(sum(fractions.values()) - 1) > 1e-9:
+            raise UsageError(f"train/val/test fractions must be > 0 and sum to 1, got {fractions}")
+
+    def fractions(self) -> dict[str, float]:
+        return {"train": self.train_fraction, "val": self.val_fraction, "test": self.test_fraction}
+
+    def variants(self) -> list[tuple[str, int]]:
+        """The (module, version) datasets this build writes."""
+        modules = (self.module,) if self.module else MODULES
+        versions = (self.icd_version,) if self.icd_version else VERSIONS
+        return [(m, v) for m in modules for v in versions]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def variant_name(module: str, version: int) -> str:
+    """The subfolder of one dataset in a build of several: ``hosp-icd10``."""
+    return f"{module}-icd{version}"

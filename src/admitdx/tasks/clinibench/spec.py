@@ -1,0 +1,53 @@
+"""CliniBench registered as a task: a ranked list of 3-character ICD codes (section 4), scored by the
+``clinibench`` suite over ``PredictionItem.code`` (systems map their own text to codes, §4.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from admitdx.tasks.clinibench.build import SCHEMA, build_clinibench
+from admitdx.tasks.clinibench.params import CliniBenchParams
+from admitdx.tasks.registry import register
+from admitdx.tasks.spec import TaskSpec
+
+
+def _one(name: str, out: dict[str, Any]) -> str:
+    c = out["counts"]
+    t = c["tertile_thresholds"]
+    n = c["notes_per_split"]
+    dropped = ", ".join(f"{k} {v}" for k, v in c["dropped"].items()) or "none"
+    return (
+        f"[green]CliniBench {name}[/] {c['notes']} notes ({n['train']} train / {n['val']} val / "
+        f"{n['test']} test), {c['full_codes']} full / {c['short_codes']} short codes "
+        f"({c['evaluated_labels']} evaluated), {c['codes_per_note']} codes and {c['tokens_per_note']} "
+        f"tokens per note, tertile thresholds tail {t['tail']} / head {t['head']}; dropped: {dropped}"
+    )
+
+
+def _report(outputs: dict[str, Any], params: CliniBenchParams) -> list[str]:
+    if "datasets" in outputs:
+        return [_one(name, out) for name, out in outputs["datasets"].items()]
+    return [_one(outputs["dataset"], outputs)]
+
+
+SPEC = register(
+    TaskSpec(
+        name="clinibench",
+        summary="CliniBench (Grundmann et al.): discharge ICD categories from the admission part of the "
+        "discharge summary, per module and ICD version",
+        params=CliniBenchParams,
+        build=build_clinibench,
+        answer="diagnoses",
+        suite="clinibench",
+        schema=SCHEMA,
+        source_help="MIMIC-IV root with hosp/ and note/ (MIMIC-IV-Note); icu/ for --module icu.",
+        # The labels left out of evaluation name part of the gold answer.
+        leaky_meta=("excluded_codes",),
+        prompt_dir=Path(__file__).parent / "prompts",
+        prompt="predict.v1",
+        matcher=None,
+        example="admitdx build clinibench --mimic ROOT --out data/clinibench --module hosp --icd-version 10",
+        report_build=_report,
+    )
+)
