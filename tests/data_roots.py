@@ -143,3 +143,14 @@ def complete_tables() -> dict[str, list[dict[str, Any]]]:
             {**ids, "charttime": "2150-01-01 09:30:00", "med_rn": 1, "name": "Acetaminophen", "gsn_rn": 1}
         ],
     }
+
+
+def pad_triage(root: Path, rows: int = 20_000) -> None:
+    """Append ``rows`` triage rows of stays that are not in ``edstays`` (no build reads them), so
+    the table is large enough for verdicts about it to be remembered (MIN_REMEMBERED_BYTES)."""
+    with (root / "ed" / "triage.csv").open("a", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        for i in range(rows):
+            w.writerow(
+                [SUBJECT, 40_000_000 + i, 98.6, 80, 16, 98, 120, 80, "0", 3, "Padding row, not a stay"]
+            )

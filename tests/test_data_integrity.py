@@ -16,7 +16,7 @@ import pytest
 
 from admitdx.runs import sha256_file
 from admitdx.sources import integrity
-from data_roots import complete_tables, flip_bit, gzip_stored, run_cli, run_process, unprivileged
+from data_roots import complete_tables, flip_bit, gzip_stored, pad_triage, run_cli, run_process, unprivileged
 from earlydx_roots import STAY, SUBJECT, base_tables, write_root
 
 
@@ -166,7 +166,9 @@ def test_crc_verdict_is_remembered_and_follows_the_file(tmp_path: Path, capsys, 
     """A clean file is decompressed once; the next build trusts the remembered verdict. Damage
     that keeps the modification time still changes the inode's ctime, so it is verified again."""
     root = _root(tmp_path)
+    pad_triage(root)
     triage = gzip_stored(root / "ed" / "triage.csv")
+    assert triage.stat().st_size > integrity.MIN_REMEMBERED_BYTES
     calls: list[Path] = []
     real = integrity.gzip_damage
     monkeypatch.setattr(integrity, "gzip_damage", lambda p: calls.append(p) or real(p))
@@ -276,8 +278,9 @@ def test_subject_rows_survive_in_parquet_copy(tmp_path: Path, capsys, monkeypatc
 
 def test_check_remembers_clean_files_for_the_build(tmp_path: Path, capsys, monkeypatch) -> None:
     """``data check`` verifies every gzip afresh and records the clean ones; the build that follows
-    decompresses none of them again."""
+    decompresses the large one (triage) not again, and the small ones (milliseconds) again."""
     root = _root(tmp_path)
+    pad_triage(root)
     for table in ("edstays", "triage", "diagnosis"):
         gzip_stored(root / "ed" / f"{table}.csv")
     calls: list[Path] = []
@@ -289,7 +292,7 @@ def test_check_remembers_clean_files_for_the_build(tmp_path: Path, capsys, monke
     assert run_cli(check, capsys, monkeypatch)[0] == 0
     assert len(calls) == 6  # check never trusts a remembered verdict
     assert run_cli(_verbs(root, tmp_path)[2], capsys, monkeypatch)[0] == 0
-    assert len(calls) == 6  # the build does
+    assert sorted(p.name for p in calls[6:]) == ["diagnosis.csv.gz", "edstays.csv.gz"]  # not triage
 
 
 def test_unreadable_folder_that_is_no_module_is_passed_over(tmp_path: Path) -> None:
@@ -306,6 +309,7 @@ def test_unreadable_folder_that_is_no_module_is_passed_over(tmp_path: Path) -> N
 def test_unusable_cache_costs_time_not_results(tmp_path: Path, capsys, monkeypatch, caplog) -> None:
     """A cache folder that cannot be written (here: a file in its place) only means verifying again."""
     root = _root(tmp_path)
+    pad_triage(root)
     gzip_stored(root / "ed" / "triage.csv")
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")

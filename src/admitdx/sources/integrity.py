@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 GZIP_CRC = "gzip-crc32"  # what a verdict says was checked; part of the key
 _CHUNK = 1 << 22
+# Files smaller than this are verified again each time (milliseconds) rather than remembered, so
+# the cache holds only what pays for itself, not an entry for every tiny test root ever built.
+MIN_REMEMBERED_BYTES = 1 << 16
 
 
 def cache_dir() -> Path:
@@ -62,11 +65,12 @@ class Verdicts:
 
     One file per verdict, written to a temporary name and renamed, so concurrent runs never see a
     half-written entry and need no lock. The entry's body (for example a row count) is returned by
-    :meth:`get`. ``folder=None`` remembers nothing.
+    :meth:`get`. ``folder=None`` remembers nothing; files under ``min_bytes`` are not remembered.
     """
 
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, min_bytes: int = MIN_REMEMBERED_BYTES) -> None:
         self.folder = folder
+        self.min_bytes = min_bytes
 
     def _entry(self, check: str, identity: dict[str, Any]) -> Path | None:
         if self.folder is None:
@@ -88,7 +92,9 @@ class Verdicts:
     def put(self, check: str, identity: dict[str, Any], body: dict[str, Any]) -> None:
         """Remember a clean verdict; ``identity`` is the file's identity taken *before* it was read."""
         entry = self._entry(check, identity)
-        if entry is None or file_identity(Path(identity["path"])) != identity:
+        if entry is None or identity["size"] < self.min_bytes:
+            return
+        if file_identity(Path(identity["path"])) != identity:
             return  # changed while it was read: the verdict may describe neither version
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
