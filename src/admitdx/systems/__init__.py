@@ -84,4 +84,8 @@ _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.tfidf",
     "admitdx.systems.encoder",
     "admitdx.systems.llm",
+    "admitdx.systems.majority",
+    "admitdx.systems.triage_classifier",
+    "admitdx.systems.knn_one_liner",
+    "admitdx.systems.code_baselines",
 ]
