@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "contracts": 0,
     "progress": 0,
     "yaml_reader": 0,
+    "provenance": 0,
     "ontology": 0,
     # reading EHR files, and the generator that writes them
     "sources": 1,

@@ -219,4 +219,10 @@ def load_instances(dataset_dir: Path, split: str | None = None) -> list[Instance
 
 
 def load_predictions(predictions_dir: Path) -> list[Prediction]:
-    return [Prediction.from_dict(d) for d in read_jsonl(Path(predictions_dir) / PREDICTIONS_FILE)]
+    path = Path(predictions_dir) / PREDICTIONS_FILE
+    if not path.is_file():
+        raise UsageError(
+            f"{predictions_dir} holds no predictions ({PREDICTIONS_FILE} is missing)",
+            hint=f"run `admitdx predict --dataset DIR --system NAME --out {predictions_dir}` first",
+        )
+    return [Prediction.from_dict(d) for d in read_jsonl(path)]

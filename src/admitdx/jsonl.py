@@ -1,7 +1,10 @@
 """Line-delimited JSON: the on-disk format of instances, predictions and matches.
 
 Writers append one record per line and flush, so a killed process leaves every completed line
-intact; readers skip a final partial line (the one a kill may cut) and report it instead of failing.
+intact; readers skip a final partial line (the one a kill may cut). Any other damage — a missing
+file, a line that is not JSON or not a JSON object, bytes that are not UTF-8 — stops the reader
+with an :class:`~admitdx.errors.InputError` naming the file and line. A UTF-8 byte-order mark at
+the start (left by some editors) is accepted.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from admitdx.errors import InputError
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -51,15 +56,33 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield records; a truncated last line (an interrupted append) is skipped, any other bad line raises."""
-    with path.open("r", encoding="utf-8") as f:
-        lines = f.readlines()
+    """Yield records; a truncated last line (an interrupted append) is skipped, any other bad line
+    is an InputError naming the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path} does not exist", hint="check the path, or run the stage that writes it")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError("bytes that are not UTF-8", table=str(path), row=line) from None
+    # split on newlines only: a record may hold U+2028 and other characters str.splitlines breaks on
+    lines = text.split("\n")
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            yield json.loads(line)
+            record = json.loads(line)
         except json.JSONDecodeError:
-            if i == len(lines) - 1 and not line.endswith("\n"):
-                return  # the write a kill interrupted; the resumed run redoes it
-            raise
+            if i == len(lines) - 1:
+                return  # no newline after it: the write a kill interrupted; the resumed run redoes it
+            raise InputError(
+                f"line is not JSON: {line.strip()[:60]!r}",
+                table=str(path),
+                row=i + 1,
+                hint="the file was edited or damaged; restore it, or delete the directory and rerun",
+            ) from None
+        if not isinstance(record, dict):
+            raise InputError("line is not a JSON object", table=str(path), row=i + 1)
+        yield record

@@ -8,9 +8,13 @@ resumed; different means the old output is stale and must not be appended to.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import platform
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,40 @@ from admitdx import __version__
 from admitdx.errors import UsageError
 
 MANIFEST_FILE = "manifest.json"
+LOCK_FILE = ".admitdx.lock"
+
+
+@contextmanager
+def exclusive(out_dir: Path, stage: str) -> Iterator[None]:
+    """Hold the output directory's single-writer lock while a stage writes into it.
+
+    Two runs appending to one directory would write every record twice (and pay for every model
+    call twice); the second one is refused at once instead. The lock is an ``flock`` on
+    ``.admitdx.lock``, which the operating system releases when the holder exits — also after a
+    ``kill -9`` — so a crashed run never leaves a stale lock behind.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    handle = (out_dir / LOCK_FILE).open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise UsageError(
+            f"{out_dir} is being written by another admitdx run ({holder})",
+            hint="wait for it to finish, or choose another --out",
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{stage}, pid {os.getpid()}, since {datetime.now(UTC).isoformat(timespec='seconds')}\n")
+    handle.flush()
+    try:
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

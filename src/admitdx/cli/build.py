@@ -19,6 +19,7 @@ from rich.table import Table
 from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.progress import progress_bar
+from admitdx.runs import exclusive
 from admitdx.tasks.registry import registered
 from admitdx.tasks.spec import TaskSpec
 
@@ -156,7 +157,8 @@ def _run_build(spec: TaskSpec, source: Path, out: Path, params: Any, **options: 
                     tasks[stage] = bar.add_task(stage, total=total)
                 bar.update(tasks[stage], completed=done, total=total)
 
-            result = spec.build(source, out, params, progress=report, **options)
+            with exclusive(out, f"build {spec.name}"):
+                result = spec.build(source, out, params, progress=report, **options)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: nothing was written; rerun the same command to build again.")
         raise typer.Exit(130) from None

@@ -50,6 +50,13 @@ def match(
         str | None,
         typer.Option("--name", help="Output name (matches/NAME.jsonl); default: the matcher name."),
     ] = None,
+    allow_label_change: Annotated[
+        bool,
+        typer.Option(
+            help="Match predictions made on the same inputs with other labels (another audit), rewriting "
+            "matches made against the old labels; recorded in the summary. Other inputs are refused."
+        ),
+    ] = False,
 ) -> None:
     """Pair each prediction with the references it names, one-to-one, into PREDICTIONS/matches/NAME.jsonl.
 
@@ -80,6 +87,7 @@ def match(
                 predictions,
                 label=name,
                 on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+                allow_label_change=allow_label_change,
             )
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: finished matches are kept; rerun the same command to continue")

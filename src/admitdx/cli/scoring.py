@@ -65,6 +65,17 @@ def score(
     min_group: Annotated[
         int, typer.Option(min=1, help="Smallest subgroup that gets a score.")
     ] = subgroups.MIN_GROUP_SIZE,
+    allow_label_change: Annotated[
+        bool,
+        typer.Option(
+            help="Score predictions made on the same inputs with other labels (e.g. another audit "
+            "of the same build); recorded in results.json. Other inputs are always refused."
+        ),
+    ] = False,
+    allow_incomplete: Annotated[
+        bool,
+        typer.Option(help="Score an unfinished prediction run (manifest complete: false); recorded."),
+    ] = False,
 ) -> None:
     """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
@@ -88,6 +99,8 @@ def score(
         top_n=top_n,
         min_group_size=min_group,
         baseline=baseline,
+        allow_label_change=allow_label_change,
+        allow_incomplete=allow_incomplete,
     )
     console = Console(stderr=True)
     try:

@@ -33,7 +33,8 @@ from admitdx.contracts import (
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl, write_jsonl
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask
-from admitdx.runs import sha256_file
+from admitdx.provenance import check_predictions_dataset
+from admitdx.runs import exclusive, sha256_file
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -125,16 +126,39 @@ def run_matcher(
     label: str | None = None,
     chunk_size: int = 32,
     on_progress: ProgressCallback | None = None,
+    allow_label_change: bool = False,
 ) -> MatchRun:
     """Match every prediction of ``predictions_dir`` and write ``matches/<label>.jsonl``.
 
     ``label`` names the output file and fills ``Match.matcher`` (default: the matcher's name);
     give two configurations of one matcher different labels (``icd-full``, ``icd-category``).
+    The predictions must have been made on ``dataset_dir`` (:mod:`admitdx.provenance`), and
+    matches written against another dataset are not rewritten unless ``allow_label_change``.
     """
     label = label or matcher.name
-    tasks = build_tasks(dataset_dir, predictions_dir)
     path = matches_path(predictions_dir, label)
     path.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive(path.parent, f"match {label}"):
+        return _run_matcher(
+            matcher, dataset_dir, predictions_dir, label, chunk_size, on_progress, allow_label_change
+        )
+
+
+def _run_matcher(
+    matcher: Matcher,
+    dataset_dir: Path,
+    predictions_dir: Path,
+    label: str,
+    chunk_size: int,
+    on_progress: ProgressCallback | None,
+    allow_label_change: bool,
+) -> MatchRun:
+    provenance = check_predictions_dataset(
+        dataset_dir, load_instances(dataset_dir), predictions_dir, allow_label_change=allow_label_change
+    )
+    path = matches_path(predictions_dir, label)
+    _refuse_rewrite_for_another_dataset(path, dataset_dir, allow_label_change)
+    tasks = build_tasks(dataset_dir, predictions_dir)
     cache = _read_cache(path) if matcher.cacheable else {}
     keys = [matcher.cache_key(t) for t in tasks]
     results: dict[str, MatchOutcome] = {
@@ -162,10 +186,25 @@ def run_matcher(
             on_progress(done, len(tasks))
     matches = [_to_match(t, label, results[k]) for k, t in zip(keys, tasks, strict=True)]
     _write_atomically(path, [m.to_dict() for m in matches])
-    summary = _summary(matcher, label, dataset_dir, predictions_dir, matches, len(todo), cached)
+    summary = {**_summary(matcher, label, dataset_dir, predictions_dir, matches, len(todo), cached),
+               "provenance": provenance}  # fmt: skip
     summary_path = path.with_suffix(".summary.json")
     summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return MatchRun(path=path, matches=matches, computed=len(todo), cached=cached, summary=summary)
+
+
+def _refuse_rewrite_for_another_dataset(path: Path, dataset_dir: Path, allow_label_change: bool) -> None:
+    summary_path = path.with_suffix(".summary.json")
+    if not summary_path.exists() or allow_label_change:
+        return
+    before = json.loads(summary_path.read_text(encoding="utf-8")).get("inputs", {}).get(INSTANCES_FILE)
+    now = sha256_file(Path(dataset_dir) / INSTANCES_FILE)
+    if before and before != now:
+        raise UsageError(
+            f"{path} holds matches against another dataset ({before[:12]}…, this one is {now[:12]}…)",
+            hint="match into another predictions copy, or pass --allow-label-change to rewrite them "
+            "for these labels (recorded in the summary)",
+        )
 
 
 def _to_match(task: MatchTask, label: str, outcome: MatchOutcome) -> Match:

@@ -6,6 +6,14 @@ from dataclasses import dataclass
 
 from admitdx.metrics import bootstrap, clinibench, subgroups
 
+MIN_PATIENTS_FOR_SIGNIFICANCE = 30
+"""Fewest patients on a track before a report marks a paired difference as significant.
+
+A patient bootstrap over a handful of patients has few distinct resamples: with n = 4 patients
+the paired differences take a few dozen values, ties at 0 are common and a p-value under 0.05 says
+more about the resampling grid than about the systems. Below this many patients the p-values stay
+in results.json but no report prints a significance mark, and the report says so."""
+
 
 @dataclass(frozen=True)
 class ScoreParams:
@@ -23,3 +31,4 @@ class ScoreParams:
     top_n: int = clinibench.TOP_N
     min_group_size: int = subgroups.MIN_GROUP_SIZE
     baseline: str | None = None
+    min_patients_for_significance: int = MIN_PATIENTS_FOR_SIGNIFICANCE

@@ -29,6 +29,7 @@ from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Ins
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import write_jsonl
 from admitdx.metrics import bootstrap
+from admitdx.provenance import check_predictions_dataset
 from admitdx.runs import read_manifest, sha256_file, write_manifest
 from admitdx.scoring.context import (
     absent_sections,
@@ -128,6 +129,7 @@ def _score_run(
     params = replace(params, matcher=_matcher(task, params, suite.needs_matcher))
     eval_ids = {i.id for i in instances}
     systems = [load_system(Path(d), params.matcher, eval_ids) for d in prediction_dirs]
+    provenance = {s.name: _checked_run(dataset_dir, everything, s, params) for s in systems}
     if len({s.name for s in systems}) != len(systems):
         raise UsageError(
             "two prediction directories hold the same system name",
@@ -158,7 +160,7 @@ def _score_run(
     records: list[dict[str, Any]] = []
     for system in systems:
         scored = suite.score_system(ctx, run, system, advance)
-        header = _system_header(system, len(instances))
+        header = {**_system_header(system, len(instances)), "provenance": provenance[system.name]}
         counts = {**header["counts"], **scored.fields.get("counts", {})}
         results.append({**header, **scored.fields, "counts": counts})
         replicates[system.name] = scored.replicates
@@ -198,6 +200,37 @@ def _score_run(
         "prediction_manifests": {s.name: (read_manifest(s.directory) or {}).get("inputs") for s in systems},
     })  # fmt: skip
     return out
+
+
+def _checked_run(
+    dataset_dir: Path, everything: Sequence[Instance], system: SystemInput, params: ScoreParams
+) -> dict[str, Any]:
+    """Refuse predictions that cannot be scored here: made on another dataset (or other labels
+    without the flag), for another split, unfinished (without the flag), or empty."""
+    record = check_predictions_dataset(
+        dataset_dir, everything, system.directory, allow_label_change=params.allow_label_change
+    )
+    manifest = read_manifest(system.directory) or {}
+    predicted_split = (manifest.get("inputs") or {}).get("split")
+    if predicted_split not in (None, params.split):
+        raise UsageError(
+            f"{system.directory} holds predictions of the {predicted_split!r} split, not {params.split!r}",
+            hint=f"score with --split {predicted_split}, or predict the {params.split} split",
+        )
+    if (manifest.get("outputs") or {}).get("complete") is False:
+        if not params.allow_incomplete:
+            raise UsageError(
+                f"{system.directory} is an unfinished prediction run (its manifest says complete: false)",
+                hint="rerun the same `admitdx predict` command to finish it, or pass --allow-incomplete "
+                "to score what is there (recorded in the results)",
+            )
+        record["incomplete"] = "allowed by --allow-incomplete"
+    if not system.predictions:
+        raise UsageError(
+            f"{system.directory} has no prediction for any instance of the {params.split!r} split",
+            hint="check --predictions and --split, or run `admitdx predict` first",
+        )
+    return record
 
 
 def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:

@@ -41,7 +41,8 @@ from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl
 from admitdx.llm.egress import AllowedHost
 from admitdx.llm.redact import redact_options
 from admitdx.progress import progress_bar
-from admitdx.runs import check_resumable, read_manifest, sha256_file, write_manifest
+from admitdx.provenance import dataset_fingerprints
+from admitdx.runs import check_resumable, exclusive, read_manifest, write_manifest
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
 from admitdx.tasks.registry import get_task
@@ -79,8 +80,16 @@ def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: Tas
 
 def split_dataset(
     dataset_dir: Path, split: str, train_split: str, limit: int | None
-) -> tuple[TaskSpec, list[Instance], list[Instance]]:
-    """(the task, training instances with targets, test instances without target or leaky meta)."""
+) -> tuple[TaskSpec, list[Instance], list[Instance], dict[str, str]]:
+    """(the task, training instances with targets, test instances without target or leaky meta,
+    the dataset's fingerprints for the manifest)."""
+    if split == train_split:
+        raise UsageError(
+            f"--split and --train-split are both {split!r}: a system must not be evaluated on the "
+            "instances it learned from",
+            hint=f"predict another split, or learn from another one with --train-split (e.g. --split {split} "
+            "--train-split val)",
+        )
     instances = load_instances(dataset_dir)
     tasks = sorted({i.task for i in instances})
     if len(tasks) != 1:
@@ -108,7 +117,7 @@ def split_dataset(
             column="split",
             hint="rebuild the dataset: a test encounter must never be a training encounter",
         )
-    return task, train, [task.without_target(i) for i in test]
+    return task, train, [task.without_target(i) for i in test], dataset_fingerprints(dataset_dir, instances)
 
 
 def _finished_ids(path: Path) -> set[str]:
@@ -135,6 +144,18 @@ def run_predictions(
     dataset_dir: Path,
     choice: SystemChoice,
     out_dir: Path,
+    **options: Any,
+) -> RunSummary:
+    """Predict a split of ``dataset_dir`` with ``choice`` into ``out_dir`` (resuming if possible),
+    holding the directory's single-writer lock (see :func:`admitdx.runs.exclusive`)."""
+    with exclusive(Path(out_dir), "predict"):
+        return _run_predictions(dataset_dir, choice, out_dir, **options)
+
+
+def _run_predictions(
+    dataset_dir: Path,
+    choice: SystemChoice,
+    out_dir: Path,
     *,
     allow_hosts: list[AllowedHost] | None = None,
     split: str = "test",
@@ -145,14 +166,14 @@ def run_predictions(
     """Predict ``split`` of ``dataset_dir`` with ``choice`` into ``out_dir`` (resuming if possible)."""
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
     allow_hosts = allow_hosts or []
-    task, train, test = split_dataset(dataset_dir, split, train_split, limit)
+    task, train, test, fingerprints = split_dataset(dataset_dir, split, train_split, limit)
     system = build_system(choice, allow_hosts, task)
     execution = getattr(system, "execution_options", frozenset())
     answering = {k: v for k, v in choice.options.items() if k not in execution}
     if hasattr(system, "use_run_dir"):
         system.use_run_dir(out_dir)
     inputs: dict[str, Any] = {
-        "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},
+        "dataset": fingerprints,
         "split": split,
         "train_split": train_split,
         "limit": limit,

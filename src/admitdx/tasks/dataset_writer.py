@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.jsonl import dumps
+from admitdx.runs import MANIFEST_FILE
 
 PARQUET_FILE = "instances.parquet"
 COVERAGE_FILE = "coverage.csv"
@@ -93,9 +94,16 @@ class InstanceWriter:
         return self.staging / name
 
     def commit(self) -> None:
-        """Close the files and move every staged file into the dataset directory."""
+        """Close the files and move every staged file into the dataset directory, manifest last.
+
+        The old manifest goes first: a kill between two renames leaves a directory with no
+        manifest, which no stage accepts as a finished build (the rerun rebuilds it), never a mix
+        of old and new files under a manifest that vouches for them.
+        """
         self._close()
-        for path in sorted(self.staging.iterdir()):
+        (self.out_dir / MANIFEST_FILE).unlink(missing_ok=True)
+        staged = sorted(self.staging.iterdir(), key=lambda path: path.name == MANIFEST_FILE)
+        for path in staged:
             path.replace(self.out_dir / path.name)
         self.staging.rmdir()
 
