@@ -55,7 +55,10 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     )
     (noisy / "manifest.json").write_text(  # as `predict` writes it for the embedded SmolLM2 server
         json.dumps(
-            {"inputs": {"system": {"kind": "llm", "options": {}}, "system_inputs": {"local_server": True}}}
+            {
+                "inputs": {"system": {"kind": "llm", "options": {}}, "system_inputs": {"local_server": True}},
+                "outputs": {"complete": True},
+            }
         )
     )
     agreement = {

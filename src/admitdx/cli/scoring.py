@@ -10,9 +10,11 @@ from rich.console import Console
 
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.progress import progress_bar
-from admitdx.report.console import print_headline
-from admitdx.report.html import write_report
+from admitdx.report.console import print_headline, print_missing
+from admitdx.report.figures import write_figures
+from admitdx.report.html import load_results, write_report
 from admitdx.report.table import TABLE_FILE, write_table
+from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE
 from admitdx.scoring.run import RESULTS_FILE, ScoreParams, score_run
 
 
@@ -65,6 +67,14 @@ def score(
     min_group: Annotated[
         int, typer.Option(min=1, help="Smallest subgroup that gets a score.")
     ] = subgroups.MIN_GROUP_SIZE,
+    min_patients: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Fewest patients a metric must rest on before a report marks a difference against the "
+            "baseline as significant (p-values are kept in results.json either way).",
+        ),
+    ] = MIN_PATIENTS_FOR_SIGNIFICANCE,
     allow_label_change: Annotated[
         bool,
         typer.Option(
@@ -83,7 +93,9 @@ def score(
     top-n, MAP, main-diagnosis accuracy, tertiles; categories: accuracy, confusion, under/over-triage;
     texts: ROUGE; final diagnosis: exact / 3-character / CCSR / HCC match.
     Writes OUT/results.json (all metrics; headline ones with 95 % patient-bootstrap intervals and
-    paired p-values against the baseline), OUT/per_instance.jsonl and OUT/table.md.
+    paired p-values against the baseline), OUT/per_instance.jsonl and OUT/table.md, and prints the
+    headline table on stdout (progress and warnings go to stderr). Encounters without a prediction
+    (e.g. after a --limit trial) are scored as empty predictions and reported as a warning.
 
     Example: admitdx score --dataset ds --predictions runs/knn runs/llm --matcher embedding --out runs/score
     """
@@ -99,6 +111,7 @@ def score(
         top_n=top_n,
         min_group_size=min_group,
         baseline=baseline,
+        min_patients_for_significance=min_patients,
         allow_label_change=allow_label_change,
         allow_incomplete=allow_incomplete,
     )
@@ -117,7 +130,8 @@ def score(
         )
         raise typer.Exit(130) from None
     write_table(results, out / TABLE_FILE)
-    print_headline(console, results)
+    print_headline(Console(), results)
+    print_missing(console, results)
     if results.get("tracks_note"):
         console.print(f"[yellow]note[/]: {results['tracks_note']}")
     console.print(f"results → {out / RESULTS_FILE}; next: admitdx report {out}")
@@ -125,13 +139,25 @@ def score(
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="Run directory written by `admitdx score`.")],
+    figures: Annotated[
+        Path | None,
+        typer.Option(
+            "--figures",
+            help="Also write every figure to this folder as SVG, PDF and PNG with the CSV of its data, "
+            "and the main results as results.tex (LaTeX booktabs, with intervals) and results.md.",
+        ),
+    ] = None,
 ) -> None:
     """Write RUN_DIR/report.html: one self-contained page of tables and plots.
 
-    Example: admitdx report runs/score
+    Example: admitdx report runs/score --figures paper/figures
     """
+    console = Console(stderr=True)
     path = write_report(run_dir)
-    Console(stderr=True).print(f"report → {path}")
+    console.print(f"report → {path}")
+    if figures is not None:
+        written = write_figures(load_results(run_dir), figures)
+        console.print(f"{len(written)} files → {figures}")
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from admitdx.report import evidence
+
 COLUMNS = (
     ("P", "micro_precision"),
     ("R", "micro_recall"),
@@ -17,14 +19,23 @@ COLUMNS = (
 )
 
 
-def _cell(metric: dict[str, Any] | None, with_ci: bool) -> str:
+def _cell(metric: dict[str, Any] | None, with_ci: bool, name: str = "") -> str:
     if not metric or metric.get("value") is None:
         return "–"
     text = f"{metric['value']:.3f}"
     ci = metric.get("ci")
     if with_ci and ci and None not in ci:
         text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+        if evidence.uninformative(metric, name):
+            text += evidence.UNINFORMATIVE_MARK
     return text
+
+
+def _title(results: dict[str, Any], label: str, metric: str) -> str:
+    """The table's title names what its numbers were computed over, then the evaluated split."""
+    scored_on = evidence.sample_text(results, metric)
+    split = f"{results['n_instances']} encounters, {results['n_patients']} patients"
+    return f"{label} · scored on {scored_on} (of the {results['params']['split']} split's {split})"
 
 
 def headline_table(results: dict[str, Any]) -> Table:
@@ -34,17 +45,16 @@ def headline_table(results: dict[str, Any]) -> Table:
     if results.get("suite", "earlydx") != "earlydx":
         return _suite_table(results)
     track = results["primary_track"]
-    table = Table(
-        title=f"{track} labels · {results['n_instances']} encounters, {results['n_patients']} patients",
-        box=None,
-    )
+    table = Table(title=_title(results, f"{track} labels", f"{track}.micro_f1"), box=None)
     table.add_column("system")
     for header, _ in COLUMNS:
         table.add_column(header, justify="right")
     table.add_column("unparseable", justify="right")
     for system in results["systems"]:
         metrics = system["metrics"]
-        cells = [_cell(metrics.get(f"{track}.{key}"), with_ci=key == "micro_f1") for _, key in COLUMNS]
+        cells = [
+            _cell(metrics.get(f"{track}.{key}"), with_ci=key == "micro_f1", name=key) for _, key in COLUMNS
+        ]
         table.add_row(system["name"], *cells, str(system["counts"]["parse_errors"]))
     return table
 
@@ -54,19 +64,41 @@ def print_headline(console: Console, results: dict[str, Any]) -> None:
     would fold every interval onto extra lines."""
     wide = Console(file=console.file, width=max(console.width, 100), force_terminal=console.is_terminal)
     wide.print(headline_table(results))
+    if any(
+        evidence.uninformative(s["metrics"].get(m), m) for s in results["systems"] for m in _shown(results)
+    ):
+        wide.print(evidence.UNINFORMATIVE_NOTE)
+
+
+def _shown(results: dict[str, Any]) -> list[str]:
+    if results.get("suite", "earlydx") != "earlydx":
+        return list(results["headline_metrics"][:6])
+    return [f"{results['primary_track']}.micro_f1"]
 
 
 def _suite_table(results: dict[str, Any]) -> Table:
     names = results["headline_metrics"][:6]
-    table = Table(
-        title=f"{results['task']} · {results['n_instances']} encounters, {results['n_patients']} patients",
-        box=None,
-    )
+    table = Table(title=_title(results, results["task"], names[0]), box=None)
     table.add_column("system")
     for name in names:
         table.add_column(name, justify="right")
     table.add_column("unparseable", justify="right")
     for system in results["systems"]:
-        cells = [_cell(system["metrics"].get(n), with_ci=True) for n in names]
+        cells = [_cell(system["metrics"].get(n), with_ci=True, name=n) for n in names]
         table.add_row(system["name"], *cells, str(system["counts"]["parse_errors"]))
     return table
+
+
+def print_missing(console: Console, results: dict[str, Any]) -> None:
+    """Warn, per system, about evaluated encounters without a prediction and how they were scored
+    (lm-eval warns about ``--limit``; a trial run scored against the full split must say so)."""
+    n, split = results["n_instances"], results["params"]["split"]
+    for s in results["systems"]:
+        missing = s["counts"].get("missing", 0)
+        if missing:
+            console.print(
+                f"[yellow]warning[/]: {s['name']}: {missing} of {n} {split} encounters have "
+                "no prediction; each is scored as an empty prediction (its labels count as missed, it adds "
+                "no false positive) and counted as `missing` (e.g. a --limit trial: rerun predict without "
+                "--limit to complete it)."
+            )

@@ -15,17 +15,12 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from admitdx.errors import UsageError
 from admitdx.metrics.earlydx import RECALL_AT_K
-from admitdx.report import plots
-from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TRACK_TITLES, fmt, fmt_ci
+from admitdx.report import evidence, plots
+from admitdx.report.figures import figure_plots
+from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TRACK_TITLES, fmt, fmt_ci, shown_metrics
 from admitdx.scoring.run import RESULTS_FILE
 
 REPORT_FILE = "report.html"
-TRACK_LABELS = {
-    "supported": "supported",
-    "supported_partial": "supp. + partial",
-    "partial": "partial",
-    "all": "all",
-}
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -49,51 +44,26 @@ def delta_style(value: float | None) -> str:
 
 
 def figures(results: dict[str, Any]) -> dict[str, str]:
-    """The EarlyDx suite's figures (other suites are shown as tables)."""
-    if results.get("suite", "earlydx") != "earlydx":
-        return {}
-    systems, track = results["systems"], results["primary_track"]
-    return {
-        "main": plots.grouped_bars(
-            systems,
-            [
-                (f"{track}.micro_precision", "precision"),
-                (f"{track}.micro_recall", "recall"),
-                (f"{track}.micro_f1", "micro-F1"),
-                (f"{track}.example_f1", "example-F1"),
-                (f"{track}.complete_match_rate", "complete match"),
-            ],
-            f"{track} labels",
-        ),
-        "recall_at_k": plots.recall_at_k(systems, track, RECALL_AT_K),
-        "cardinality": plots.cardinality(systems, track),
-        "explicit": plots.explicit_implicit(systems, track),
-        "truncation": plots.grouped_bars(
-            systems,
-            [
-                (f"{track}.micro_f1_top1", "top-1"),
-                (f"{track}.micro_f1_top2", "top-2"),
-                (f"{track}.micro_f1", "full list"),
-            ],
-            "micro-F1",
-            width=4.6,
-        ),
-        "operating": plots.operating_points(systems),
-        "coverage": plots.coverage(results["coverage"]) if results["coverage"] else "",
-        "tracks": plots.grouped_bars(
-            systems,
-            [(f"{t}.micro_f1", TRACK_LABELS.get(t, t)) for t in results["tracks"]],
-            "micro-F1",
-            width=5.2,
-        )
-        if len(results["tracks"]) > 1
-        else "",
-    }
+    """The suite's figures as inline SVG by name ("" for a figure the run has no data for)."""
+    out = {}
+    for name, plot in figure_plots(results).items():
+        try:
+            out[name] = plots.svg(plot)
+        finally:
+            plots.close(plot)
+    return out
 
 
 def render_report(results: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
-    env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style)
+    env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style, colour=plots.color_for)
+    env.globals.update(
+        significant=lambda s, name: evidence.significant(results, s, name),
+        scored_on=lambda name: evidence.sample_text(results, name),
+        uninformative=evidence.uninformative,
+        uninformative_mark=evidence.UNINFORMATIVE_MARK,
+    )
+    shown = shown_metrics(results)
     systems = results["systems"]
     conditions = [  # conditions no system could be scored on (never recorded nor flagged) are left out
         c
@@ -110,7 +80,11 @@ def render_report(results: dict[str, Any]) -> str:
         ks=RECALL_AT_K,
         conditions=conditions,
         axes=axes,
-        palette=plots.PALETTE,
+        alpha=evidence.ALPHA,
+        suppressed_note=evidence.suppressed_note(results, shown),
+        uninformative_note=evidence.UNINFORMATIVE_NOTE
+        if evidence.any_uninformative(results, shown)
+        else None,
         agreement_rows=_agreement_rows(results.get("agreement") or []),
         agreement_fields=[label for _, label in AGREEMENT_FIELDS],
     )
@@ -140,16 +114,19 @@ def _agreement_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def write_report(run_dir: Path) -> Path:
-    """Render ``RUN_DIR/report.html`` from ``RUN_DIR/results.json``."""
-    run_dir = Path(run_dir)
-    path = run_dir / RESULTS_FILE
+def load_results(run_dir: Path) -> dict[str, Any]:
+    """``RUN_DIR/results.json``, or a usage error that says how to make one."""
+    path = Path(run_dir) / RESULTS_FILE
     if not path.exists():
         raise UsageError(
             f"{run_dir} has no {RESULTS_FILE}",
             hint="run `admitdx score --dataset DIR --predictions DIR --matcher NAME --out RUN_DIR` first",
         )
-    results = json.loads(path.read_text(encoding="utf-8"))
-    out = run_dir / REPORT_FILE
-    out.write_text(render_report(results), encoding="utf-8")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_report(run_dir: Path) -> Path:
+    """Render ``RUN_DIR/report.html`` from ``RUN_DIR/results.json``."""
+    out = Path(run_dir) / REPORT_FILE
+    out.write_text(render_report(load_results(run_dir)), encoding="utf-8")
     return out

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from admitdx.report import evidence
+
 MAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("micro_precision", "P"),
     ("micro_recall", "R"),
@@ -35,13 +37,23 @@ def fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def fmt_ci(metric: dict[str, Any] | None, digits: int = 3) -> str:
-    """``0.512 [0.488, 0.537]``; the bracket is left out when no interval was computed."""
+def fmt_ci(metric: dict[str, Any] | None, digits: int = 3, name: str = "") -> str:
+    """``0.512 [0.488, 0.537]``; the bracket is left out when no interval was computed, and an
+    uninformative interval (:func:`admitdx.report.evidence.uninformative`) carries a ``†``."""
     if not metric or metric.get("value") is None:
         return "–"
     ci = metric.get("ci")
     text = fmt(metric["value"], digits)
-    return f"{text} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]" if ci else text
+    if not ci:
+        return text
+    mark = evidence.UNINFORMATIVE_MARK if evidence.uninformative(metric, name) else ""
+    return f"{text} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]{mark}"
+
+
+def _cell(results: dict[str, Any], system: dict[str, Any], name: str) -> str:
+    """A value with its interval and, where allowed, the significance mark against the baseline."""
+    star = "\\*" if evidence.significant(results, system, name) else ""
+    return fmt_ci(system["metrics"].get(name), name=name) + star
 
 
 def _row(cells: list[str]) -> str:
@@ -53,16 +65,19 @@ def render_table(results: dict[str, Any]) -> str:
     conf = round(100 * results["params"]["confidence"])
     matcher = results["params"].get("matcher")
     lines = [
-        f"# admitdx results — {results.get('task', 'earlydx')}: {results['n_instances']} encounters, "
-        f"{results['n_patients']} patients" + (f", matcher `{matcher}`" if matcher else ""),
+        f"# admitdx results — {results.get('task', 'earlydx')}: {results['params']['split']} split of "
+        f"{results['n_instances']} encounters, {results['n_patients']} patients"
+        + (f", matcher `{matcher}`" if matcher else ""),
         "",
         f"Values with {conf} % patient-level bootstrap intervals "
-        f"({results['params']['n_bootstrap']} replicates).",
+        f"({results['params']['n_bootstrap']} replicates); each table names the encounters and patients "
+        "its metrics were computed over.",
     ]
     if results.get("tracks_note"):
         lines += ["", f"> {results['tracks_note']}"]
     suite = results.get("suite", "earlydx")
     lines += _earlydx_blocks(results) if suite == "earlydx" else _headline_block(results)
+    lines += _notes(results)
     lines += _counts_block(results["systems"])
     caveats = [f"- **{s['name']}**: {s['caveat']}" for s in results["systems"] if s.get("caveat")]
     if caveats:
@@ -70,34 +85,59 @@ def render_table(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+TIME_CRITICAL = ("tc.recall", "tc.precision", "tc.f1", "tc_graded.recall", "tc_graded.precision")
+
+
+def shown_metrics(results: dict[str, Any]) -> list[str]:
+    """Every metric name a results table shows (for the notes under it)."""
+    if results.get("suite", "earlydx") != "earlydx":
+        return list(results["headline_metrics"])
+    names = [f"{t}.{key}" for t in results["tracks"] for key, _ in MAIN_COLUMNS]
+    return names + list(TIME_CRITICAL)
+
+
 def _earlydx_blocks(results: dict[str, Any]) -> list[str]:
     systems, lines = results["systems"], []
     for track in results["tracks"]:
-        lines += ["", f"## {TRACK_TITLES.get(track, track)}", ""]
+        scored_on = evidence.sample_text(results, f"{track}.micro_f1")
+        lines += ["", f"## {TRACK_TITLES.get(track, track)} — scored on {scored_on}", ""]
         lines.append(_row(["system", *(label for _, label in MAIN_COLUMNS), "mean #ref"]))
         lines.append(_row(["---"] * (len(MAIN_COLUMNS) + 2)))
         for s in systems:
-            m = s["metrics"]
-            cells = [fmt_ci(m.get(f"{track}.{key}")) for key, _ in MAIN_COLUMNS]
-            lines.append(_row([s["name"], *cells, fmt(m[f"{track}.mean_references"]["value"], 2)]))
-    tc = ("tc.recall", "tc.precision", "tc.f1", "tc_graded.recall", "tc_graded.precision")
-    lines += ["", "## Time-critical conditions (encounter level)", ""]
+            cells = [_cell(results, s, f"{track}.{key}") for key, _ in MAIN_COLUMNS]
+            lines.append(_row([s["name"], *cells, fmt(s["metrics"][f"{track}.mean_references"]["value"], 2)]))
+    scored_on = evidence.sample_text(results, "tc.recall")
+    lines += ["", f"## Time-critical conditions (encounter level) — scored on {scored_on}", ""]
     lines.append(_row(["system", "recall", "precision", "F1", "graded recall", "graded precision"]))
     lines.append(_row(["---"] * 6))
     for s in systems:
-        lines.append(_row([s["name"], *(fmt_ci(s["metrics"].get(k)) for k in tc)]))
+        lines.append(_row([s["name"], *(_cell(results, s, k) for k in TIME_CRITICAL)]))
     return lines
 
 
 def _headline_block(results: dict[str, Any]) -> list[str]:
     """One column per headline metric of the suite (CliniBench, categories, texts, codes)."""
     names = results["headline_metrics"]
-    lines = ["", f"## {SUITE_TITLES.get(results['suite'], results['suite'])}", ""]
+    title = SUITE_TITLES.get(results["suite"], results["suite"])
+    lines = ["", f"## {title} — scored on {evidence.sample_text(results, names[0])}", ""]
     lines.append(_row(["system", *names]))
     lines.append(_row(["---"] * (len(names) + 1)))
     for s in results["systems"]:
-        lines.append(_row([s["name"], *(fmt_ci(s["metrics"].get(n)) for n in names)]))
+        lines.append(_row([s["name"], *(_cell(results, s, n) for n in names)]))
     return lines
+
+
+def _notes(results: dict[str, Any]) -> list[str]:
+    """What the marks mean, and which marks were withheld."""
+    names, notes = shown_metrics(results), []
+    if len(results["systems"]) > 1:
+        notes.append(f"\\* paired bootstrap p < {evidence.ALPHA} against {results['baseline']}.")
+    suppressed = evidence.suppressed_note(results, names)
+    if suppressed:
+        notes.append(suppressed)
+    if evidence.any_uninformative(results, names):
+        notes.append(evidence.UNINFORMATIVE_NOTE)
+    return ["", *notes] if notes else []
 
 
 def _counts_block(systems: list[dict[str, Any]]) -> list[str]:

@@ -72,6 +72,22 @@ def section_coverage(dataset_dir: Path, instances: Sequence[Instance]) -> dict[s
     return {s: sum(bool(i.sections.get(s)) for i in instances) / n for s in names}
 
 
+def absent_sections(dataset_dir: Path) -> list[str]:
+    """Sections no encounter can have: the builder's ``sections_absent_source`` (its source module
+    is not in the MIMIC root, e.g. ECG or notes in the open demo), or, for a derived dataset such
+    as an audited copy whose manifest does not carry it, the sections present in no cohort stay of
+    ``coverage.csv``. A report shows these as absent rather than as a measured 0 %."""
+    outputs = (read_manifest(Path(dataset_dir)) or {}).get("outputs")
+    if isinstance(outputs, dict) and isinstance(outputs.get("sections_absent_source"), list):
+        return [str(s) for s in outputs["sections_absent_source"]]
+    path = Path(dataset_dir) / COVERAGE_FILE
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return [r["section"] for r in rows if r.get("cohort_present") == "0"]
+
+
 def find_agreement(prediction_dirs: Sequence[Path]) -> list[dict[str, Any]]:
     """Judge-agreement results written by ``admitdx agree`` (``matches/agreement_A_vs_B.json``)."""
     found: list[dict[str, Any]] = []

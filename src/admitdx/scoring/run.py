@@ -171,7 +171,7 @@ def _score_run(
             r["vs_baseline"] = {
                 "baseline": baseline,
                 "p_values": bootstrap.paired_p_values(replicates[baseline], replicates[r["name"]]),
-                **suite.compare(base, r),
+                **(suite.compare(base, r) if hasattr(suite, "compare") else {}),
             }
     out = {
         "admitdx_version": __version__,

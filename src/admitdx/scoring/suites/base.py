@@ -56,5 +56,5 @@ class Suite(Protocol):
         self, ctx: RunContext, run: dict[str, Any], system: SystemInput, advance: Advance | None
     ) -> SystemScore: ...
 
-    def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-        """Suite-specific additions to ``vs_baseline`` (beyond the paired p-values)."""
+    # Optional: ``compare(baseline_entry, other_entry) -> dict`` adds suite-specific fields to
+    # ``vs_baseline`` beyond the paired p-values (EarlyDx: per-condition F1 changes).

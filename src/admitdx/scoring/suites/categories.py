@@ -94,6 +94,3 @@ class CategorySuite:
             "confusion": erreason.accuracy_and_confusion(gold, predicted, labels=list(cats)),
         }
         return SystemScore(fields, replicates, records)
-
-    def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-        return {}

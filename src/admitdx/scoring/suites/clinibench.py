@@ -91,6 +91,3 @@ class CliniBenchSuite:
             "clinibench": scores,
         }
         return SystemScore(fields, replicates, records)
-
-    def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-        return {}

@@ -19,6 +19,7 @@ from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, earlydx, graded, subgroups, timecritical
 from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
 from admitdx.scoring.inputs import SystemInput, require_matches
+from admitdx.scoring.sample_size import track_sample_sizes
 from admitdx.scoring.suites.base import Advance, RunContext, SystemScore
 
 
@@ -192,6 +193,7 @@ class EarlyDxSuite:
                 min_group_size=ctx.params.min_group_size,
             ),
             "per_condition_f1": timecritical.per_condition_f1(point),
+            "sample_size": track_sample_sizes(names, matrix, ctx.subjects, settings.tracks),
         }
         return SystemScore(fields, replicates, records)
 

@@ -82,6 +82,3 @@ class FinalDiagnosisSuite:
         return SystemScore(
             {"metrics": metrics, "counts": {"coded_encounters": len(rows)}}, replicates, records
         )
-
-    def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-        return {}

@@ -70,6 +70,3 @@ class TextSuite:
             for k, v in values.items()
         }
         return SystemScore({"metrics": metrics}, replicates, records)
-
-    def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-        return {}

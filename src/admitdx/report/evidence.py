@@ -1,0 +1,93 @@
+"""What a reported number rests on: the encounters and patients it was computed over, whether its
+interval says anything, and whether a significance mark may be printed beside it.
+
+Every renderer (terminal, ``table.md``, ``report.html``, LaTeX) asks these functions, so no output
+can print a significance mark the others would suppress.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE
+
+ALPHA = 0.05
+UNINFORMATIVE_MARK = "†"
+UNINFORMATIVE_NOTE = (
+    f"{UNINFORMATIVE_MARK} uninformative interval: zero width (every resample gave the same value, "
+    "typically too few encounters or a constant score) or the whole range [0, 1]."
+)
+
+
+def sample_size(results: dict[str, Any], metric: str) -> tuple[int, int]:
+    """(encounters, patients) a metric was computed over.
+
+    EarlyDx names a metric ``<track>.<name>``: a track scores only the encounters with a label on it
+    (``sample_size`` of the suite's entry); time-critical metrics (``tc``, ``tc_graded``) score every
+    evaluated encounter; the graded views score the primary track's encounters. Other suites score
+    every evaluated encounter (a missing answer counts as wrong).
+    """
+    sizes = (results["systems"][0].get("sample_size") if results.get("systems") else None) or {}
+    prefix = metric.split(".", 1)[0]
+    if prefix == "tc_graded":
+        prefix = "tc"
+    elif prefix == "graded":
+        prefix = results.get("primary_track") or prefix
+    if prefix in sizes:
+        return sizes[prefix]["n_encounters"], sizes[prefix]["n_patients"]
+    return results["n_instances"], results["n_patients"]
+
+
+def sample_text(results: dict[str, Any], metric: str) -> str:
+    n_enc, n_pat = sample_size(results, metric)
+    return f"{n_enc} encounter{'s' * (n_enc != 1)}, {n_pat} patient{'s' * (n_pat != 1)}"
+
+
+def min_patients(results: dict[str, Any]) -> int:
+    return int(results["params"].get("min_patients_for_significance", MIN_PATIENTS_FOR_SIGNIFICANCE))
+
+
+def significance_allowed(results: dict[str, Any], metric: str) -> bool:
+    """A mark may be printed only when the metric rests on at least the run's patient minimum."""
+    return sample_size(results, metric)[1] >= min_patients(results)
+
+
+def significant(results: dict[str, Any], system: dict[str, Any], metric: str) -> bool:
+    """True when the paired bootstrap p-value against the baseline is under 0.05 *and* the metric
+    rests on enough patients for the mark to mean something."""
+    versus = system.get("vs_baseline") or {}
+    p = (versus.get("p_values") or {}).get(metric)
+    return p is not None and p < ALPHA and significance_allowed(results, metric)
+
+
+def suppressed_note(results: dict[str, Any], metrics: list[str]) -> str | None:
+    """The sentence a renderer prints when some of ``metrics`` lost their marks to the minimum."""
+    if len(results.get("systems") or []) < 2:
+        return None
+    low = sorted({sample_size(results, m) for m in metrics if not significance_allowed(results, m)})
+    if not low:
+        return None
+    sizes = ", ".join(f"{p} patients" for _, p in low)
+    return (
+        f"No significance marks where a metric rests on fewer than {min_patients(results)} patients "
+        f"({sizes} here): a paired bootstrap over so few patients has too few distinct resamples "
+        "(set with `admitdx score --min-patients`)."
+    )
+
+
+UNBOUNDED = ("mean_predictions", "mean_references")  # counts per encounter, not shares: [0, 1] is a range
+
+
+def uninformative(metric: dict[str, Any] | None, name: str = "") -> bool:
+    """A zero-width interval, or one spanning all of [0, 1] for a share, tells the reader nothing."""
+    ci = (metric or {}).get("ci")
+    if not ci or None in ci:
+        return False
+    lo, hi = float(ci[0]), float(ci[1])
+    if hi - lo <= 1e-12:
+        return True
+    return not name.endswith(UNBOUNDED) and lo <= 1e-12 and hi >= 1 - 1e-12
+
+
+def any_uninformative(results: dict[str, Any], metrics: list[str]) -> bool:
+    return any(uninformative(s["metrics"].get(m), m) for s in results["systems"] for m in metrics)
