@@ -1,0 +1,166 @@
+"""The ER-Reason release (Mehandru et al. 2025; credentialed, 3,984 UCSF ER encounters): reading
+and validating ``er_reason.csv`` and ``icd_10_codes.csv`` as the paper's data card describes them.
+
+Validation is ``data check``'s: a missing file or column, or an acuity or disposition outside the
+documented values, is an :class:`~admitdx.errors.InputError` (exit 2) naming the file, the column
+and the record (1 is the first after the header), and saying what to do — never a traceback.
+Empty strings read as missing. Files are read with pyarrow's multithreaded CSV reader, every
+column as text (keys are kept as written; numbers are converted where a task uses them).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from admitdx.errors import InputError
+
+ENCOUNTERS_FILE = "er_reason.csv"
+CODES_FILE = "icd_10_codes.csv"
+
+#: ESI 1..5 in order, most urgent first (the release's ``acuitylevel`` values).
+ACUITY_LEVELS: tuple[str, ...] = ("Immediate", "Emergent", "Urgent", "Less Urgent", "Non-Urgent")
+#: The release's ``eddisposition`` values (the paper's table 15 options, less its 'None').
+DISPOSITIONS: tuple[str, ...] = (
+    "Discharge",
+    "Admit",
+    "Observation",
+    "Transfer to Another Facility",
+    "AMA",
+    "OR Admit",
+    "LWBS after Triage",
+    "Send to L&D",
+    "Expired",
+    "Eloped",
+    "Dismissed - Never Arrived",
+)
+#: Note types; all are from the previous encounter except ED_Provider_Notes (the current visit).
+NOTE_TYPES: tuple[str, ...] = (
+    "Discharge_Summary",
+    "Progress_Note",
+    "HP_Note",
+    "Echo",
+    "Imaging",
+    "Consult",
+    "ECG",
+    "ED_Provider_Notes",
+)
+PREVIOUS_NOTE_TYPES = NOTE_TYPES[:-1]
+RATIONALES: tuple[str, ...] = ("One_Sentence_Extracted", "Rule_Out", "Decision_Factors", "Treatment_Plan")
+
+
+def note_key_column(note_type: str) -> str:
+    return "Discharge_Summary_Note_Key" if note_type == "Discharge_Summary" else f"{note_type}_Key"
+
+
+ENCOUNTER_COLUMNS: tuple[str, ...] = (
+    "patientdurablekey",
+    "encounterkey",
+    "primarychiefcomplaintname",
+    "primaryeddiagnosisname",
+    "sex",
+    "firstrace",
+    "preferredlanguage",
+    "Age",
+    "acuitylevel",
+    "eddisposition",
+    *(c for t in NOTE_TYPES for c in (f"{t}_Text", f"{t}_Year", note_key_column(t))),
+    "highestlevelofeducation",
+    "maritalstatus",
+    "note_count",
+    "birthYear",
+    "arrivalYearKey",
+    "departureYearKey",
+    "dispositionYearKey",
+    *RATIONALES,
+)
+CODE_COLUMNS: tuple[str, ...] = ("patientdurablekey", "encounterkey", "value", "displaystring")
+_ALLOWED = {"acuitylevel": ACUITY_LEVELS, "eddisposition": DISPOSITIONS}
+_NEXT = "check the file against the ER-Reason data card (columns and values in admitdx.sources.erreason)"
+
+
+@dataclass(frozen=True)
+class Release:
+    """The release, validated: one dict per encounter (column → text or None) and, per
+    encounter key, its ICD-10 rows ``(code, display string)`` in file order."""
+
+    root: Path
+    encounters: list[dict[str, Any]]
+    codes: dict[str, list[tuple[str, str | None]]]
+
+
+def _read(path: Path, columns: tuple[str, ...]) -> pa.Table:
+    if not path.is_file():
+        raise InputError(
+            f"the ER-Reason release lacks {path.name}",
+            table=str(path),
+            hint="point --erreason at the release folder",
+        )
+    with path.open(newline="", encoding="utf-8-sig", errors="replace") as f:
+        header = next(csv.reader(f), [])
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise InputError(
+            f"{path.name} lacks the column(s) {', '.join(missing)}",
+            table=str(path),
+            column=missing[0],
+            hint=_NEXT,
+        )
+    try:
+        return pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in header},
+                include_columns=list(columns),
+                strings_can_be_null=True,
+                null_values=[""],
+            ),
+        )
+    except pa.ArrowInvalid as e:
+        raise InputError(f"{path.name} cannot be read as CSV: {e}", table=str(path), hint=_NEXT) from None
+
+
+def _check_values(table: pa.Table, path: Path) -> None:
+    for column, allowed in _ALLOWED.items():
+        values = table.column(column).to_pylist()
+        for i, value in enumerate(values):
+            if value is not None and value not in allowed:
+                raise InputError(
+                    f"{column} {value!r} is not one of {', '.join(allowed)}",
+                    table=str(path),
+                    column=column,
+                    row=i + 1,  # the record's number, header excluded (notes hold newlines)
+                    hint=_NEXT,
+                )
+    keys = table.column("encounterkey").to_pylist()
+    for i, key in enumerate(keys):
+        if key is None:
+            raise InputError("encounterkey is empty", table=str(path), column="encounterkey", row=i + 1)
+
+
+def load_release(root: Path) -> Release:
+    """Read and validate the release at ``root`` (``er_reason.csv`` + ``icd_10_codes.csv``)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError(f"{root} is not a folder", hint="point --erreason at the ER-Reason release folder")
+    enc_path, codes_path = root / ENCOUNTERS_FILE, root / CODES_FILE
+    encounters = _read(enc_path, ENCOUNTER_COLUMNS)
+    _check_values(encounters, enc_path)
+    codes_table = _read(codes_path, CODE_COLUMNS)
+    codes: dict[str, list[tuple[str, str | None]]] = {}
+    for key, code, name in zip(
+        codes_table.column("encounterkey").to_pylist(),
+        codes_table.column("value").to_pylist(),
+        codes_table.column("displaystring").to_pylist(),
+        strict=True,
+    ):
+        if key is not None and code is not None:
+            codes.setdefault(key, []).append((code.strip(), name))
+    return Release(root, encounters.to_pylist(), codes)
