@@ -31,4 +31,8 @@ class ScoreParams:
     top_n: int = clinibench.TOP_N
     min_group_size: int = subgroups.MIN_GROUP_SIZE
     baseline: str | None = None
+    #: score predictions made on the same inputs with other labels (e.g. a second audit); recorded
+    allow_label_change: bool = False
+    #: score a prediction run whose manifest says it did not finish (e.g. a --limit trial); recorded
+    allow_incomplete: bool = False
     min_patients_for_significance: int = MIN_PATIENTS_FOR_SIGNIFICANCE
