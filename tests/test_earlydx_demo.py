@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from admitdx.tasks.earlydx.sections import ACUTE
 
 from admitdx.contracts import load_instances
 from admitdx.tasks.earlydx import DEMO_CC_ONLY, EarlyDxParams, build_earlydx, drop_sections
 from admitdx.tasks.earlydx.params import SECTION_NAMES
+from admitdx.tasks.earlydx.serialize import ACUTE
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,8 @@ def test_drop_sections_ablates_at_build_and_at_prompt_time(
     assert any(full[i.id].sections["labs"] for i in ablated)
     for inst in ablated:
         assert inst.sections["labs"] is None and inst.history is None
-        assert "Initial labs: None" in inst.text and "Prior history" in inst.text
+        assert inst.text.endswith("\nInitial labs: None")  # appendix I: the labs come last
+        assert "\nPast ED diagnoses: None\n" in inst.text and "Prior history" not in inst.text
         assert inst.sections["triage"] == full[inst.id].sections["triage"]
         # the prompt-time ablation of the full instance gives exactly the build-time text
         assert drop_sections(full[inst.id], ("labs", "history")).text == inst.text

@@ -6,8 +6,10 @@ import pytest
 
 from admitdx.ontology import icd
 from admitdx.tasks.earlydx.labels import (
-    REMOVED_CHAPTER,
+    CHAPTER_RULES,
+    LABEL_FILTERS,
     REMOVED_GENERIC,
+    REMOVED_MARKED_GENERIC,
     is_over_generic,
     label_verdict,
 )
@@ -31,7 +33,8 @@ from admitdx.tasks.explicit import InputIndex, tokens
     ],
 )
 def test_genuine_diagnoses_are_kept(code: str, version: int, title: str) -> None:
-    assert label_verdict(code, version, title) is None
+    assert label_verdict(code, version, title, "paper") is None
+    assert label_verdict(code, version, title, "strict") is None
 
 
 @pytest.mark.parametrize(
@@ -51,7 +54,8 @@ def test_genuine_diagnoses_are_kept(code: str, version: int, title: str) -> None
     ],
 )
 def test_symptom_and_administrative_chapters_are_removed(code: str, version: int, title: str) -> None:
-    assert label_verdict(code, version, title) == REMOVED_CHAPTER
+    for mode in LABEL_FILTERS:
+        assert label_verdict(code, version, title, mode) in CHAPTER_RULES.values()
 
 
 @pytest.mark.parametrize(
@@ -75,7 +79,59 @@ def test_symptom_and_administrative_chapters_are_removed(code: str, version: int
 )
 def test_over_generic_titles_are_removed(title: str) -> None:
     assert is_over_generic(title)
-    assert label_verdict("K929", 10, title) == REMOVED_GENERIC
+    assert label_verdict("K929", 10, title, "strict") == REMOVED_GENERIC
+
+
+def test_each_chapter_rule_is_named_for_the_manifest() -> None:
+    assert label_verdict("R55", 10, "Syncope and collapse") == CHAPTER_RULES["R"]
+    assert label_verdict("W19XXXA", 10, "Unspecified fall, initial encounter") == CHAPTER_RULES["VWXY"]
+    assert label_verdict("Z7901", 10, "Long term (current) use of anticoagulants") == CHAPTER_RULES["Z"]
+    assert label_verdict("E8889", 9, "UNSPECIFIED FALL") == CHAPTER_RULES["E"]
+    assert label_verdict("V5861", 9, "LONG TERM USE ANTIGOAGULANT") == CHAPTER_RULES["V"]
+    assert label_verdict("7802", 9, "SYNCOPE AND COLLAPSE") == CHAPTER_RULES["780-799"]
+
+
+# (title, ICD version, verdict per mode: True = removed) — the titles that separate the modes.
+SEPARATING = [
+    # the paper drops a generic title only when it is marked NOS/NEC (ICD-10: unspecified / other specified)
+    ("OTHER CONDITIONS OF BRAIN", 9, {"paper": False, "authors": False, "strict": True}),
+    ("Other disorders of nervous system", 10, {"paper": False, "authors": False, "strict": True}),
+    ("Ill-defined conditions", 10, {"paper": False, "authors": True, "strict": True}),
+    ("Other specified soft tissue disorders", 10, {"paper": True, "authors": False, "strict": True}),
+    ("Disorder of kidney and ureter, unspecified", 10, {"paper": True, "authors": False, "strict": True}),
+    ("Other specified respiratory disorders", 10, {"paper": True, "authors": False, "strict": True}),
+    ("INTESTINAL DISORDER NOS", 9, {"paper": True, "authors": True, "strict": True}),
+    # the authors' inconsistency: ICD-9 CKD NOS dropped, ICD-10 CKD unspecified kept
+    ("CHRONIC KIDNEY DIS NOS", 9, {"paper": False, "authors": True, "strict": False}),
+    ("Chronic kidney disease, unspecified", 10, {"paper": False, "authors": False, "strict": False}),
+    # "ill-defined" anywhere: the authors drop a stroke and a cancer
+    ("Acute, but ill-defined, cerebrovascular disease", 9,
+     {"paper": False, "authors": True, "strict": False}),
+    ("Malignant neoplasm of ill-defined sites within the digestive system", 10,
+     {"paper": False, "authors": True, "strict": False}),
+    ("Unspecified disease of pericardium", 9, {"paper": True, "authors": True, "strict": False}),
+    # a named disease whose words are all anatomy: kept by the paper reading only
+    ("Peripheral vascular disease, unspecified", 10, {"paper": False, "authors": False, "strict": True}),
+    ("Disease of digestive system, unspecified", 10, {"paper": True, "authors": True, "strict": True}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("title", "version", "removed"), SEPARATING)
+def test_the_three_label_filters_on_the_titles_that_separate_them(
+    title: str, version: int, removed: dict[str, bool]
+) -> None:
+    code = "K929" if version == 10 else "5699"
+    observed = {mode: label_verdict(code, version, title, mode) is not None for mode in LABEL_FILTERS}
+    assert observed == removed
+    if removed["paper"]:
+        assert label_verdict(code, version, title, "paper") == REMOVED_MARKED_GENERIC
+    if removed["authors"]:
+        assert label_verdict(code, version, title, "authors").startswith("authors: ")
+
+
+def test_an_unknown_label_filter_is_refused() -> None:
+    with pytest.raises(ValueError, match="paper, authors, strict"):
+        label_verdict("K929", 10, "Liver disease, unspecified", "loose")  # type: ignore[arg-type]
 
 
 def test_chapter_boundaries() -> None:

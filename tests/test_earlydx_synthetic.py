@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from admitdx.tasks.earlydx.sections.radiology import summarize_report
 
 from admitdx.contracts import Instance, load_instances
 from admitdx.sources.mimic import open_mimic
@@ -15,6 +14,7 @@ from admitdx.synthetic.truth import read_truth
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
 from admitdx.tasks.earlydx.labels import label_verdict
 from admitdx.tasks.earlydx.params import SECTION_NAMES
+from admitdx.tasks.sections.radiology import summarize_report
 
 WIDE = 10**6  # a lab budget that never cuts, so presence tests see every result
 
@@ -114,13 +114,16 @@ def test_labs_after_t0_are_absent_at_w0_and_present_at_w24(
 def test_label_filter_agrees_with_the_generators_intent(truth: list[dict[str, Any]]) -> None:
     conditions = [c for r in truth for c in r["conditions"] if c.get("ed_seq_num") is not None]
     agree = sum(
-        (label_verdict(c["icd_code"], c["icd_version"], c["ed_title"]) is None) == c["label_expected"]
+        (label_verdict(c["icd_code"], c["icd_version"], c["ed_title"], "paper") is None)
+        == c["label_expected"]
         for c in conditions
     )
     assert agree == len(conditions)
     for c in conditions:
         if c["role"] in ("external_cause", "status", "generic"):
-            assert label_verdict(c["icd_code"], c["icd_version"], c["ed_title"]) is not None, c["ed_title"]
+            assert label_verdict(c["icd_code"], c["icd_version"], c["ed_title"], "paper") is not None, c[
+                "ed_title"
+            ]
 
 
 def test_explicit_tags_match_where_the_generator_named_the_diagnosis(

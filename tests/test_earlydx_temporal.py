@@ -118,10 +118,15 @@ def test_prior_admission_starting_after_t0_contributes_nothing(tmp_path: Path) -
     assert "End stage renal disease" not in history and "ESRD" not in history
     # the current admission's own codes are never history either
     assert "Pneumonia" not in history
-    # history is its own field, after the acute evidence, not one of the sections
-    assert "history" not in inst["sections"] and inst["text"].index("Hypertension, gout") > inst[
-        "text"
-    ].index("Radiology")
+    # history is its own field, not one of the sections; appendix I prints it between the
+    # baseline labs and the ECG, the demarcated layout after all acute evidence (appendix N)
+    text = inst["text"]
+    assert "history" not in inst["sections"]
+    assert text.index("Baseline labs (prior)") < text.index("Hypertension, gout") < text.index("ECG:")
+    assert "Prior history" not in text
+    demarcated = build(tmp_path, t, layout="demarcated")
+    assert demarcated["history"] == history
+    assert demarcated["text"].index("Hypertension, gout") > demarcated["text"].index("Radiology")
 
 
 def test_past_ed_diagnoses_come_only_from_earlier_stays_and_pass_the_label_filter(tmp_path: Path) -> None:
@@ -214,8 +219,13 @@ def test_serial_vitals_show_first_and_last_reading_in_window(tmp_path: Path) -> 
             ("2150-01-01 12:30:00", 80),
         )
     ]
-    assert build(tmp_path, t)["sections"]["ed_vitals"] == "HR120 SpO2 95 | HR98 SpO2 95"
-    assert build(tmp_path, t, window_hours=1)["sections"]["ed_vitals"] == "HR120 SpO2 95 | HR80 SpO2 95"
+    demarcated = build(tmp_path, t, layout="demarcated")["sections"]["ed_vitals"]
+    assert demarcated == "HR120 SpO2 95 | HR98 SpO2 95"
+    assert build(tmp_path, t, window_hours=1, layout="demarcated")["sections"]["ed_vitals"] == (
+        "HR120 SpO2 95 | HR80 SpO2 95"
+    )
+    # appendix I's format: the stored float, SpO2 run together with its value
+    assert build(tmp_path, t)["sections"]["ed_vitals"] == "HR120.0 SpO295.0 | HR98.0 SpO295.0"
 
 
 def test_omr_by_chartdate_up_to_the_day_of_t0_and_baseline_labs_before_t0(tmp_path: Path) -> None:
@@ -248,11 +258,21 @@ def test_omr_by_chartdate_up_to_the_day_of_t0_and_baseline_labs_before_t0(tmp_pa
         lab(50912, "2150-01-01 09:00:00", 2.0, labevent_id=2),  # the ED draw, before t0
         lab(51222, "2149-12-01 09:00:00", 13.1, labevent_id=3),
     ]
-    inst = build(tmp_path, t)
+    inst = build(tmp_path, t, layout="demarcated")
     assert inst["sections"]["omr"] == "BP 140/90, Wt 180 lb"
     assert inst["sections"]["baseline_labs"] == "creatinine 2, hemoglobin 13.1"
-    prior = build(tmp_path, t, baseline_labs_before="ed-arrival")["sections"]["baseline_labs"]
-    assert prior == "creatinine 0.9, hemoglobin 13.1"
+    prior = build(tmp_path, t, baseline_labs_before="ed-arrival", layout="demarcated")
+    assert prior["sections"]["baseline_labs"] == "creatinine 0.9, hemoglobin 13.1"
+    # appendix I: every OMR field named, None where absent; numbers as stored; no units
+    paper = build(tmp_path, t)
+    assert paper["sections"]["omr"] == "BP 140/90, Wt 180, Ht None, BMI None"
+    assert paper["sections"]["baseline_labs"] == "creatinine 2.0, hemoglobin 13.1"
+    assert "\nBaseline (OMR): BP 140/90, Wt 180, Ht None, BMI None\n" in paper["text"]
+    (tmp_path / "bare").mkdir()
+    bare = build(tmp_path / "bare", base_tables())
+    assert bare["sections"]["omr"] is None and bare["sections"]["baseline_labs"] is None
+    assert "\nBaseline (OMR): BP None, Wt None, Ht None, BMI None\n" in bare["text"]
+    assert "\nBaseline labs (prior): creatinine None, hemoglobin None\n" in bare["text"]
     assert ED_IN < T0  # the fixture's premise
 
 

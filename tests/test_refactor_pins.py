@@ -7,6 +7,11 @@ and ``coverage.csv`` of several builds (the real demo and a synthetic root, defa
 parameters), and every EarlyDx metric of a scored run of real baselines. The pinned values in
 ``data/refactor_pins.json`` were written by the code *before* the refactor; regenerate them only
 when an issue asks for a change in output (``ADMITDX_WRITE_PINS=1``), and say so in the commit.
+
+Issue 14 changed the defaults (``--label-filter paper``, ``--layout paper``), so the ``demo`` and
+``synthetic`` pins were rewritten for the new defaults; the pins written before it live on as
+``demo-legacy`` / ``synthetic-legacy``, and every build run with ``--label-filter strict --layout
+demarcated`` must still reproduce them byte for byte.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ BUILDS = {
     "demo-cc": ["--keep-sections", "demographics,chief_complaint"],
 }
 FILES = ("instances.jsonl", "split.csv", "coverage.csv")
+#: The options that give the output of admitdx before issue 14 (its label filter and layout).
+LEGACY = ["--label-filter", "strict", "--layout", "demarcated"]
 
 
 def _pins() -> dict:
@@ -72,6 +79,17 @@ def test_synthetic_builds_are_byte_identical(synthetic_root: Path, tmp_path: Pat
     _check("synthetic", name, {f: sha256_file(out / f) for f in FILES})
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(BUILDS))
+def test_strict_demarcated_builds_reproduce_the_bytes_before_issue_14(
+    demo_dir: Path, synthetic_root: Path, tmp_path: Path, name: str
+) -> None:
+    for section, root in (("demo-legacy", demo_dir), ("synthetic-legacy", synthetic_root)):
+        out = tmp_path / section
+        _invoke("build", "earlydx", "--mimic", str(root), "--out", str(out), *BUILDS[name], *LEGACY)
+        assert {f: sha256_file(out / f) for f in FILES} == _pins()[section][name], f"{section}/{name} changed"
+
+
 def _close(a: object, b: object) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
@@ -99,7 +117,10 @@ def test_earlydx_scores_of_real_baselines_do_not_change(synthetic_root: Path, tm
     """Synthetic build with fixed evidence classes, frequency and BM25-kNN predictions, exact
     matching, 200 bootstrap replicates: every EarlyDx metric (value and interval) equals the pin."""
     ds, audited = tmp_path / "ds", tmp_path / "audited"
-    _invoke("build", "earlydx", "--mimic", str(synthetic_root), "--out", str(ds), "--test-fraction", "0.3")
+    _invoke(
+        "build", "earlydx", "--mimic", str(synthetic_root), "--out", str(ds),
+        "--test-fraction", "0.3", *LEGACY,
+    )  # fmt: skip
     _audit_by_hash(ds, audited)
     runs = []
     for system in ("frequency", "knn-bm25"):

@@ -31,6 +31,7 @@ from admitdx.tasks.dataset_writer import (
     write_coverage,
 )
 from admitdx.tasks.earlydx.cohort import create_cohort
+from admitdx.tasks.earlydx.paper_layout import RENDERERS as PAPER_RENDERERS
 from admitdx.tasks.earlydx.params import HISTORY, SECTION_NAMES, EarlyDxParams
 from admitdx.tasks.earlydx.references import build_references, labels_sql, register_verdicts
 from admitdx.tasks.earlydx.serialize import ACUTE, HISTORY_PARTS, serialize, serialize_history
@@ -125,7 +126,7 @@ def build_earlydx(
             try:
                 with src.translate_errors():
                     counts = create_cohort(src, params)
-                    counts.update(register_verdicts(src))
+                    counts.update(register_verdicts(src, params.label_filter))
                     prepare_lab_rows(src, params.section_options())
                     tables = _materialize(src, params, report)
                     fractions = {"test": params.test_fraction, "train": 1 - params.test_fraction}
@@ -252,7 +253,10 @@ def _encounter(
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Render one encounter; None when no label survives. Also the sections present before ablation."""
     opts = p.section_options()
-    sections = {s.name: s.render(row[s.name], opts) for s in ACUTE}
+    render = {s.name: s.render for s in ACUTE}
+    if p.layout == "paper":
+        render.update(PAPER_RENDERERS)
+    sections = {name: render[name](row[name], opts) for name in render}
     history = serialize_history({s.name: s.render(row[s.name], opts) for s in HISTORY_PARTS})
     present = [name for name, text in sections.items() if text is not None]
     if history is not None:
@@ -262,7 +266,7 @@ def _encounter(
             history = None
         else:
             sections[name] = None
-    text = serialize(sections, history)
+    text = serialize(sections, history, p.layout)
     refs = build_references(row["labels"], InputIndex(text), p, tally)
     if not refs:
         return None, present

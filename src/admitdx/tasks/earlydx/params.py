@@ -60,6 +60,17 @@ class EarlyDxParams:
       label_text: "ed" scores the ED table's icd_title (the paper); "dictionary" the long title of
         the same code in d_icd_diagnoses (spells out ICD-9 abbreviations). Both are kept on every
         reference either way.
+      label_filter: which titles count as over-generic (``labels.py``): "paper" the literal §3.3
+        rule (NOS/NEC-marked generic titles), "authors" the public builder's seven patterns,
+        "strict" every generic title, marked or not (admitdx before issue 14).
+
+    Serialization
+      layout: "paper" reproduces appendix I — the three prior-history lines between the baseline
+        labs and the ECG, "Baseline (OMR): BP None, Wt None, Ht None, BMI None" placeholders, the
+        appendix's field formats and the labs last; "demarcated" keeps prior history as a trailing,
+        headed block, as appendix N recommends ("prior history should be demarcated as a distinct
+        field"). Instance.sections and Instance.history are the same under both; only the text
+        differs, so predictions made on one layout are refused when scored against the other.
 
     Split (§4.1)
       test_fraction: share of *patients* sent to test; default 6,975 / 120,789 as in the paper.
@@ -92,6 +103,12 @@ class EarlyDxParams:
     )
     label_text: Literal["ed", "dictionary"] = param(
         "ed", "ed: the ED table's title (paper); dictionary: the ICD long title of the same code."
+    )
+    label_filter: Literal["paper", "authors", "strict"] = param(
+        "paper", "paper: §3.3 literally (NOS/NEC generic titles); authors: their builder's patterns; strict."
+    )
+    layout: Literal["paper", "demarcated"] = param(
+        "paper", "paper: appendix I (history inline, None placeholders); demarcated: history block (app. N)."
     )
     test_fraction: float = param(PAPER_TEST_FRACTION, "Share of patients in test (paper: 6975/120789).")
     seed: int = param(0, "Seed of the patient-level split.")
@@ -133,6 +150,8 @@ class EarlyDxParams:
         _choice("timestamps", self.timestamps, ("charttime", "storetime"))
         _choice("lab_scope", self.lab_scope, ("ed-stay", "admission"))
         _choice("label_text", self.label_text, ("ed", "dictionary"))
+        _choice("label_filter", self.label_filter, ("paper", "authors", "strict"))
+        _choice("layout", self.layout, ("paper", "demarcated"))
         _choice("baseline_labs_before", self.baseline_labs_before, ("t0", "ed-arrival"))
         if self.window_hours < 0:
             raise UsageError(f"window_hours must be >= 0, got {self.window_hours}")

@@ -13,23 +13,24 @@ from typing import Any
 
 from admitdx.contracts import Reference
 from admitdx.sources.mimic import MimicSource
-from admitdx.tasks.earlydx.labels import register_label_verdicts
+from admitdx.tasks.earlydx.labels import LabelFilter, register_label_verdicts
 from admitdx.tasks.earlydx.params import EarlyDxParams
 from admitdx.tasks.explicit import InputIndex
 
 CODE_SYSTEMS = {9: "ICD-9-CM", 10: "ICD-10-CM"}
 
 
-def register_verdicts(src: MimicSource) -> dict[str, int]:
+def register_verdicts(src: MimicSource, mode: LabelFilter) -> dict[str, int]:
     """Judge every distinct title the build can meet (ED titles of the cohort's subjects, and the
-    dictionary titles of their billed codes) and store the verdicts as ``ed_verdicts`` and
-    ``dict_verdicts``. Returns how many distinct titles were judged."""
+    dictionary titles of their billed codes) under label filter ``mode`` and store the verdicts as
+    ``ed_verdicts`` and ``dict_verdicts``. Returns how many distinct titles were judged."""
     counts = {
         "ed_titles_judged": register_label_verdicts(
             src.con,
             """SELECT DISTINCT trim(icd_code), CAST(icd_version AS BIGINT), trim(icd_title)
                FROM ed.diagnosis WHERE subject_id IN (SELECT subject_id FROM cohort)""",
             "ed_verdicts",
+            mode,
         )
     }
     if src.has("hosp.diagnoses_icd") and src.has("hosp.d_icd_diagnoses"):
@@ -41,6 +42,7 @@ def register_verdicts(src: MimicSource) -> dict[str, int]:
                                            AND CAST(dd.icd_version AS BIGINT) = CAST(dx.icd_version AS BIGINT)
                WHERE dx.subject_id IN (SELECT subject_id FROM cohort)""",
             "dict_verdicts",
+            mode,
         )
     return counts
 

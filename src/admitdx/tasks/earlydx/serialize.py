@@ -1,22 +1,53 @@
-"""The serialized input a system reads (§3.2, appendix I): one line per acute section in the
-paper's order, absent or ablated ones written "None", then prior history as its own demarcated
-block (appendix N: history is risk context, not the presentation)."""
+"""The serialized input a system reads (§3.2, appendix I), in one of two layouts.
+
+``paper`` (default) is appendix I: one line per field in the authors' order — demographics, chief
+complaint, triage, ED serial vitals, home meds, baseline OMR, baseline labs, the three prior-history
+lines, ECG, echocardiogram, radiology, and the in-window labs last — every field present, with
+"None" (or appendix I's "BP None, Wt None, Ht None, BMI None" placeholders) when nothing qualifies.
+
+``demarcated`` writes the acute sections in §3.2's order and prior history after them as its own
+headed block, as appendix N recommends ("prior history should be demarcated as a distinct field …
+consumed as risk context rather than as candidate diagnoses").
+
+``Instance.sections`` (None when nothing was recorded) and ``Instance.history`` (its three lines)
+carry the same evidence under both layouts; only the text differs. :func:`layout_of` tells the two
+apart from the text alone, so a prompt-time ablation re-serializes in the layout it was built in.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal
 
 from admitdx.contracts import Instance
 from admitdx.errors import UsageError
+from admitdx.tasks.earlydx.paper_layout import PLACEHOLDERS
 from admitdx.tasks.earlydx.params import DROPPABLE, HISTORY, SECTION_NAMES
 from admitdx.tasks.earlydx.prior_history import PARTS as HISTORY_PARTS
 from admitdx.tasks.sections import BY_NAME
 
-#: EarlyDx's acute sections from the shared library, in the paper's order.
+Layout = Literal["paper", "demarcated"]
+
+#: EarlyDx's acute sections from the shared library, in §3.2's order.
 ACUTE = tuple(BY_NAME[name] for name in SECTION_NAMES)
 
 HEADERS = {s.name: s.header for s in ACUTE}
 HISTORY_HEADER = "Prior history (background from earlier visits, not the current presentation)"
+#: Appendix I's order: history between the baseline labs and the ECG, the in-window labs last.
+PAPER_ORDER: tuple[str, ...] = (
+    "demographics",
+    "chief_complaint",
+    "triage",
+    "ed_vitals",
+    "home_meds",
+    "omr",
+    "baseline_labs",
+    HISTORY,
+    "ecg",
+    "echo",
+    "radiology",
+    "labs",
+)
 
 
 def serialize_history(parts: dict[str, str | None]) -> str | None:
@@ -26,14 +57,31 @@ def serialize_history(parts: dict[str, str | None]) -> str | None:
     return "\n".join(f"{s.header}: {parts.get(s.name) or 'None'}" for s in HISTORY_PARTS)
 
 
-def serialize(sections: dict[str, str | None], history: str | None) -> str:
-    lines = [f"{HEADERS[name]}: {sections.get(name) or 'None'}" for name in HEADERS]
-    return "\n".join(lines) + f"\n\n{HISTORY_HEADER}:\n{history or 'None'}"
+def serialize(sections: dict[str, str | None], history: str | None, layout: Layout = "paper") -> str:
+    """The input text of one encounter in ``layout``."""
+    if layout == "demarcated":
+        lines = [f"{HEADERS[name]}: {sections.get(name) or 'None'}" for name in HEADERS]
+        return "\n".join(lines) + f"\n\n{HISTORY_HEADER}:\n{history or 'None'}"
+    if layout != "paper":
+        raise UsageError(f"layout must be paper or demarcated, got {layout!r}")
+    out: list[str] = []
+    for name in PAPER_ORDER:
+        if name == HISTORY:
+            out += history.split("\n") if history else [f"{s.header}: None" for s in HISTORY_PARTS]
+        else:
+            out.append(f"{HEADERS[name]}: {sections.get(name) or PLACEHOLDERS.get(name, 'None')}")
+    return "\n".join(out)
+
+
+def layout_of(text: str) -> Layout:
+    """The layout an input text was serialized in (only ``demarcated`` has the history header)."""
+    return "demarcated" if f"\n\n{HISTORY_HEADER}:\n" in text else "paper"
 
 
 def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Instance:
     """The same instance with the named sections (and/or "history") removed from its input — the
-    prompt-time form of the appendix-P ablation. ``explicit`` flags keep their build-time values."""
+    prompt-time form of the appendix-P ablation, in the instance's own layout. ``explicit`` flags
+    keep their build-time values."""
     unknown = [n for n in names if n not in DROPPABLE]
     if unknown:
         raise UsageError(
@@ -41,4 +89,5 @@ def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Ins
         )
     sections = {k: (None if k in names else v) for k, v in instance.sections.items()}
     history = None if HISTORY in names else instance.history
-    return replace(instance, sections=sections, history=history, text=serialize(sections, history))
+    text = serialize(sections, history, layout_of(instance.text))
+    return replace(instance, sections=sections, history=history, text=text)
