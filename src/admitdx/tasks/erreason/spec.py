@@ -8,10 +8,11 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from admitdx.tasks.erreason import mimic_tasks
-from admitdx.tasks.erreason.levels import ACUITY_LEVELS, MIMIC_DISPOSITIONS
+from admitdx.tasks.erreason import mimic_tasks, release_tasks
+from admitdx.tasks.erreason.levels import ACUITY_LEVELS, MIMIC_DISPOSITIONS, RELEASE_DISPOSITIONS
 from admitdx.tasks.erreason.mimic_build import Variant, build_variant
 from admitdx.tasks.erreason.params import ErReasonMimicParams
+from admitdx.tasks.erreason.release_build import ReleaseParams, ReleaseTask, build_release_task
 from admitdx.tasks.registry import register
 from admitdx.tasks.spec import AnswerKind, TaskSpec
 
@@ -21,7 +22,8 @@ PROMPTS = Path(__file__).parent / "prompts"
 def _report(outputs: dict[str, Any], params: Any) -> list[str]:
     c = outputs["counts"]
     return [
-        f"[green]{outputs['task']}[/] {c['ed_stays']} ED stays → {c['instances']} instances "
+        f"[green]{outputs['task']}[/] {c.get('ed_stays', c.get('encounters'))} stays → "
+        f"{c['instances']} instances "
         f"({c.get('train_instances', 0)} train / {c.get('test_instances', 0)} test)"
     ]
 
@@ -77,4 +79,67 @@ ONE_LINER = _mimic_spec(
     "text",
     "text",
     "one_liner.v1",
+)
+
+
+def _release_spec(
+    t: ReleaseTask, summary: str, answer: AnswerKind, suite: str, prompt: str, **kw: Any
+) -> TaskSpec:
+    return register(
+        TaskSpec(
+            name=t.task,
+            summary=summary,
+            params=ReleaseParams,
+            build=functools.partial(build_release_task, t),
+            answer=answer,
+            suite=suite,
+            schema=t.schema,
+            source_option="erreason",
+            source_help="ER-Reason release folder: er_reason.csv, icd_10_codes.csv (credentialed).",
+            prompt_dir=PROMPTS,
+            prompt=prompt,
+            example=f"admitdx build {t.task} --erreason ER-REASON-DIR --out data/{t.task}",
+            report_build=_report,
+            **kw,
+        )
+    )
+
+
+RELEASE_ACUITY = _release_spec(
+    release_tasks.ACUITY,
+    "ER-Reason task 1 (release): acuity from chief complaint, age, sex, race, triage-line vitals",
+    "category",
+    "category",
+    "acuity.v1",
+    categories=ACUITY_LEVELS,
+    ordinal=True,
+)
+RELEASE_ONE_LINER = _release_spec(
+    release_tasks.ONE_LINER,
+    "ER-Reason task 2 (release): one-liner from the last discharge summary and the chief complaint",
+    "text",
+    "text",
+    "one_liner.v1",
+)
+RELEASE_PLANNING = _release_spec(
+    release_tasks.PLANNING,
+    "ER-Reason task 3 (release): rule-out, decision factors, treatment plan (physician rationales)",
+    "text",
+    "text",
+    "planning.v1",
+)
+RELEASE_DIAGNOSIS = _release_spec(
+    release_tasks.DIAGNOSIS,
+    'ER-Reason task 4 (release): final diagnosis, ICD-10 "CODE NAME"',
+    "diagnoses",
+    "final_diagnosis",
+    "diagnosis.v1",
+)
+RELEASE_DISPOSITION = _release_spec(
+    release_tasks.DISPOSITION,
+    "ER-Reason task 5 (release): disposition from the note cut before its disposition, redacted",
+    "category",
+    "category",
+    "disposition.v1",
+    categories=RELEASE_DISPOSITIONS,
 )

@@ -1,0 +1,201 @@
+"""Building one ER-Reason task from the release (``--erreason DIR``): every encounter rendered
+into the task's sections, given its target, split by patient and written.
+
+The release is small (3,984 encounters), so it is read whole (:func:`admitdx.sources.erreason.load_release`)
+rather than streamed. ER-Reason itself is zero-shot; the patient split (hash of the durable key,
+namespace ``er-reason-release-split``) gives the baselines a training set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from admitdx.contracts import INSTANCES_FILE
+from admitdx.errors import output_errors, writable_dir
+from admitdx.runs import fingerprint_files, write_manifest
+from admitdx.sources.erreason import CODES_FILE, ENCOUNTERS_FILE, Release, load_release
+from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
+from admitdx.tasks.erreason.release_notes import VITALS, triage_vitals
+from admitdx.tasks.spec import Progress, param
+from admitdx.tasks.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
+
+SPLIT_NAMESPACE = "er-reason-release-split"
+_S, _I, _D = pa.string(), pa.int64(), pa.float64()
+META: tuple[tuple[str, pa.DataType], ...] = (
+    ("age", _I),
+    ("sex", _S),
+    ("race", _S),
+    ("language", _S),
+    ("encounterkey", _S),
+    *((f"triage_{v}", _D) for v in VITALS),
+)
+Codes = list[tuple[str, str | None]]
+#: (target, references) of one encounter; (None, []) leaves it out of this task.
+TargetFn = Callable[[dict[str, Any], Codes], tuple[str | dict[str, str] | None, list[dict[str, Any]]]]
+SectionsFn = Callable[[dict[str, Any], "ReleaseParams"], dict[str, str | None]]
+
+
+@dataclass(frozen=True)
+class ReleaseParams:
+    test_fraction: float = param(0.5, "Share of patients in the test split (the rest train the baselines).")
+    seed: int = param(0, "Seed of the patient split.")
+    note_chars: int = param(12000, "Each previous note is cut to this many characters.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class ReleaseTask:
+    """One task on the release: its section names (in input order), how to render them, its
+    target, and the sections an encounter must have to be an instance of it."""
+
+    task: str
+    section_names: tuple[str, ...]
+    sections: SectionsFn
+    target: TargetFn
+    headers: dict[str, str]
+    required: tuple[str, ...] = ()
+    text_target: bool = True
+    target_parts: tuple[str, ...] = ()  # a multi-part text target ({part: text}), stored as a struct
+
+    @property
+    def schema(self) -> pa.Schema:
+        schema = instance_schema(self.section_names, META, target=self.text_target)
+        if not self.target_parts:
+            return schema
+        i = schema.get_field_index("target")
+        return schema.set(i, pa.field("target", pa.struct([(p, pa.string()) for p in self.target_parts])))
+
+
+def subject_id(durable_key: str) -> int:
+    """The release's durable key as the integer patient id admitdx splits and bootstraps on."""
+    key = durable_key.strip()
+    if key.isdigit() and len(key) < 19:
+        return int(key)
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:7], "big")
+
+
+def build_release_task(
+    task: ReleaseTask,
+    release_dir: Path,
+    out_dir: Path,
+    params: ReleaseParams,
+    *,
+    split_file: Path | None = None,
+    progress: Progress | None = None,
+    memory_limit: str = "3GB",
+    force: bool = False,
+) -> dict[str, Any]:
+    """Build ``task`` from the release at ``release_dir`` into ``out_dir``. (``memory_limit`` and
+    ``force`` belong to the common build signature; this build reads no DuckDB and always reruns.)"""
+    release_dir, out_dir = Path(release_dir), Path(out_dir)
+    writable_dir(out_dir)
+    fixed = read_split_file(split_file) if split_file else None
+    report = progress or (lambda stage, done, total: None)
+    release = load_release(release_dir)
+    splitter = Splitter(
+        {"test": params.test_fraction, "train": 1 - params.test_fraction}, params.seed, SPLIT_NAMESPACE, fixed
+    )
+    inputs = {
+        "erreason_dir": str(release_dir.resolve()),
+        "source_files": fingerprint_files([release_dir / ENCOUNTERS_FILE, release_dir / CODES_FILE]),
+        "params": params.to_dict(),
+        "split_file": fingerprint_files([split_file]) if split_file else None,
+    }
+    with output_errors(out_dir):
+        writer = InstanceWriter(out_dir, task.schema)
+        try:
+            outputs = _write(task, release, params, writer, splitter, report)
+            write_manifest(writer.staging, stage=f"build {task.task}", inputs=inputs, outputs=outputs)
+            writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+    return outputs
+
+
+def _write(
+    task: ReleaseTask,
+    release: Release,
+    params: ReleaseParams,
+    writer: InstanceWriter,
+    splitter: Splitter,
+    report: Progress,
+) -> dict[str, Any]:
+    tally: Counter[str] = Counter()
+    total = len(release.encounters)
+    for n, row in enumerate(release.encounters, start=1):
+        record = _instance(task, row, release.codes.get(row["encounterkey"], []), params, splitter, tally)
+        if record is not None:
+            tally[f"{record['split']}_instances"] += 1
+            writer.write(record)
+        if n % 500 == 0 or n == total:
+            report("encounters", n, total)
+    write_split_file(writer.staged(SPLIT_FILE), splitter.assigned)
+    return {
+        "task": task.task,
+        "files": [INSTANCES_FILE, PARQUET_FILE, SPLIT_FILE],
+        "counts": {"encounters": total, "instances": writer.written, **dict(sorted(tally.items()))},
+    }
+
+
+def _age(value: str | None) -> int | None:
+    try:
+        return int(float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _instance(
+    task: ReleaseTask,
+    row: dict[str, Any],
+    codes: Codes,
+    params: ReleaseParams,
+    splitter: Splitter,
+    tally: Counter[str],
+) -> dict[str, Any] | None:
+    sections = task.sections(row, params)
+    missing = [name for name in task.required if not sections.get(name)]
+    if missing:
+        tally[f"excluded_no_{missing[0]}"] += 1
+        return None
+    target, references = task.target(row, codes)
+    if target is None and not references:
+        tally["excluded_no_target"] += 1
+        return None
+    text = "\n".join(f"{task.headers[k]}: {v}" for k, v in sections.items() if v is not None)
+    vitals = triage_vitals(row["ED_Provider_Notes_Text"])
+    subject = subject_id(row["patientdurablekey"] or row["encounterkey"])
+    record: dict[str, Any] = {
+        "id": f"{task.task}-{row['encounterkey']}",
+        "subject_id": subject,
+        "task": task.task,
+        "split": splitter(subject),
+        "sections": sections,
+        "text": text,
+        "references": references,
+        "meta": {
+            "age": _age(row["Age"]),
+            "sex": row["sex"],
+            "race": row["firstrace"],
+            "language": row["preferredlanguage"],
+            "encounterkey": row["encounterkey"],
+            **{f"triage_{k}": v for k, v in vitals.items()},
+        },
+        "history": None,
+        "hadm_id": None,
+        "stay_id": None,
+        "t0": None,
+    }
+    if task.text_target:
+        record["target"] = target
+    return record
