@@ -1,12 +1,20 @@
 """Writing a dataset directory, for every task: instances as JSON lines and Parquet (streamed, one
 batch at a time) and ``coverage.csv``. Everything goes to a staging folder first and is moved into
 place only when the build completes, so an interrupted build never leaves a half-written dataset
-behind. The Parquet schema comes from the task: its section names and its meta fields."""
+behind. The Parquet schema comes from the task: its section names and its meta fields.
+
+For Hugging Face ``datasets`` the writer also adds one Parquet file per split (``data/<split>.parquet``,
+the same rows with ``t0`` as a timestamp) and a dataset card (``README.md``) whose ``configs:``
+names them, so ``datasets.load_dataset(DIR)`` returns a ``DatasetDict`` of the real splits and
+never globs ``manifest.json`` or ``audit.jsonl`` as data. ``instances.jsonl`` and
+``instances.parquet`` are unchanged by this (their bytes are pinned).
+"""
 
 from __future__ import annotations
 
 import csv
 import shutil
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +28,8 @@ from admitdx.runs import MANIFEST_FILE
 PARQUET_FILE = "instances.parquet"
 COVERAGE_FILE = "coverage.csv"
 STAGING_DIR = ".building"
+SPLITS_DIR = "data"
+CARD_FILE = "README.md"
 
 _S = pa.string()
 REFERENCE = pa.struct(
@@ -75,6 +85,7 @@ class InstanceWriter:
         self._parquet = pq.ParquetWriter(self.staging / PARQUET_FILE, schema)
         self._batch: list[dict[str, Any]] = []
         self._batch_size = batch_size
+        self._splits = SplitFiles(self.staging / SPLITS_DIR, schema)
         self.written = 0
 
     def write(self, record: dict[str, Any]) -> None:
@@ -87,6 +98,7 @@ class InstanceWriter:
     def _flush(self) -> None:
         if self._batch:
             self._parquet.write_table(pa.Table.from_pylist(self._batch, schema=self.schema))
+            self._splits.write(self._batch)
             self._batch = []
 
     def staged(self, name: str) -> Path:
@@ -101,10 +113,15 @@ class InstanceWriter:
         of old and new files under a manifest that vouches for them.
         """
         self._close()
+        # the dataset card for Hugging Face datasets, naming the per-split files written
+        (self.staging / CARD_FILE).write_text(dataset_card(self._splits.counts), encoding="utf-8")
         (self.out_dir / MANIFEST_FILE).unlink(missing_ok=True)
         staged = sorted(self.staging.iterdir(), key=lambda path: path.name == MANIFEST_FILE)
         for path in staged:
-            path.replace(self.out_dir / path.name)
+            target = self.out_dir / path.name
+            if path.is_dir() and target.is_dir():  # a previous build's per-split folder, replaced whole
+                shutil.rmtree(target)
+            path.replace(target)
         self.staging.rmdir()
 
     def abort(self) -> None:
@@ -121,6 +138,7 @@ class InstanceWriter:
         finally:
             try:
                 self._parquet.close()
+                self._splits.close()
             except (OSError, pa.ArrowException):
                 pass  # as above
             finally:
@@ -130,6 +148,59 @@ class InstanceWriter:
         self._flush()
         self._jsonl.close()
         self._parquet.close()
+        self._splits.close()
+
+
+def split_schema(schema: pa.Schema) -> pa.Schema:
+    """The per-split files' schema: the instance schema with ``t0`` as a timestamp (seconds)."""
+    index = schema.get_field_index("t0")
+    return schema if index < 0 else schema.set(index, pa.field("t0", pa.timestamp("s")))
+
+
+class SplitFiles:
+    """One Parquet writer per split, opened at the split's first row (``data/<split>.parquet``)."""
+
+    def __init__(self, folder: Path, schema: pa.Schema) -> None:
+        self.folder = folder
+        self.schema = split_schema(schema)
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self.counts: dict[str, int] = {}
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        by_split: dict[str, list[dict[str, Any]]] = {}
+        for record in records:
+            by_split.setdefault(str(record["split"]), []).append(_timestamped(record))
+        for split, rows in by_split.items():
+            if split not in self._writers:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self._writers[split] = pq.ParquetWriter(self.folder / f"{split}.parquet", self.schema)
+            self._writers[split].write_table(pa.Table.from_pylist(rows, schema=self.schema))
+            self.counts[split] = self.counts.get(split, 0) + len(rows)
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}
+
+
+def _timestamped(record: dict[str, Any]) -> dict[str, Any]:
+    t0 = record.get("t0")
+    return {**record, "t0": datetime.fromisoformat(t0)} if isinstance(t0, str) else record
+
+
+def dataset_card(counts: dict[str, int]) -> str:
+    """``README.md``: the Hugging Face dataset card whose ``configs:`` maps each split to its file."""
+    splits = sorted(counts, key=lambda s: (s != "train", s != "val", s))
+    files = "".join(f"  - split: {s}\n    path: {SPLITS_DIR}/{s}.parquet\n" for s in splits)
+    sizes = ", ".join(f"{s} {counts[s]}" for s in splits)
+    return (
+        f"---\nconfigs:\n- config_name: default\n  data_files:\n{files}---\n\n"
+        "# admitdx dataset\n\n"
+        f'Instances per split: {sizes}. Load with `datasets.load_dataset("<this folder>")`; the same rows '
+        "are in `instances.jsonl` (what admitdx reads) and `instances.parquet`.\n\n"
+        "**This folder holds MIMIC-derived text.** It is covered by the PhysioNet credentialed data use "
+        "agreement: keep it with your MIMIC data, and do not upload it to a hub or share it.\n"
+    )
 
 
 def write_coverage(path: Path, coverage: dict[str, dict[str, Any]]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from admitdx.tasks.build_notes import absent_sections_note, split_size_warning
 from admitdx.tasks.earlydx.build import SCHEMA, build_earlydx
 from admitdx.tasks.earlydx.params import DEMO_CC_ONLY, DROPPABLE, EarlyDxParams
 from admitdx.tasks.registry import register
@@ -24,7 +25,11 @@ def _report(outputs: dict[str, Any], params: EarlyDxParams) -> list[str]:
     ]
     if params.drop_sections == DEMO_CC_ONLY:
         lines.append("input restricted to demographics + chief complaint (the paper's demo+CC ablation)")
-    return lines
+    notes = (
+        split_size_warning(test, counts.get("test_subjects", 0)),
+        absent_sections_note(outputs.get("sections_absent_source") or ()),
+    )
+    return lines + [n for n in notes if n]
 
 
 SPEC = register(
