@@ -4,9 +4,12 @@ synthetic MIMIC-IV → EarlyDx build → rule-based audit (+ an LLM audit sample
 embedding matching (+ LLM judge and its agreement) → scoring with bootstrap intervals → report.
 
 Every step writes its usual directory under ``out`` and is resumable, so a rerun after Ctrl-C
-picks up where it stopped and a finished demo reruns in seconds. The test split is kept small on
-purpose (``test_fraction``): SmolLM2-135M answers one request at a time, about 1–3 s each on two
-cores, and every system is scored on the same encounters.
+picks up where it stopped and a finished demo reruns in seconds. The test split is large enough
+that bootstrap intervals mean something (``test_fraction``: at least 100 test encounters from
+60 or more patients at the default 800 patients). SmolLM2-135M answers one request at a time, so
+it predicts a documented subset only: the first ``llm_subset`` test encounters. Every system is
+scored on that same subset in a second run (``report-llm-subset/``, titled as a subset), and the
+main report (``report/``) scores the baselines on the whole test split.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from admitdx.auditing.dataset import audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rules import RuleAuditor
 from admitdx.contracts import INSTANCES_FILE, load_instances
-from admitdx.jsonl import write_jsonl
+from admitdx.jsonl import dumps, write_jsonl
 from admitdx.llm.client import LLMClient
 from admitdx.llm.local_server import LocalServer, llama_cpp_available
 from admitdx.matching import create_matcher
@@ -50,10 +53,11 @@ class DemoParams:
     out: Path = Path("admitdx-demo")
     patients: int = 800
     seed: int = 7
-    test_fraction: float = 0.03  # ~25 test encounters at 800 patients
+    test_fraction: float = 0.15  # ≥ 100 test encounters from ≥ 60 patients at 800 patients
     use_llm: bool = True  # only if llama-cpp-python is installed (admitdx[local])
     llm_max_input_chars: int = 2500  # keeps SmolLM2's prompt within its 2048-token window
     llm_audit_instances: int = 8  # test encounters the LLM auditor checks against _truth
+    llm_subset: int = 24  # the first test encounters the local LLM predicts (every system is scored on them)
 
 
 def run_demo(params: DemoParams, console: Console) -> Path:
@@ -73,42 +77,42 @@ def run_demo(params: DemoParams, console: Console) -> Path:
         outputs = audit_dataset(dataset, audited, RuleAuditor(), truth_root=mimic)
         console.print(f"   {_audit_line(outputs)}")
     choices = [SystemChoice(name, name) for name in BASELINES]
-    if llm:
-        # graded: each diagnosis marked confirmed or suspected, so the report's graded view has data
-        choices.append(SystemChoice(LLM_SYSTEM, "llm", {
-            "base_url": "local", "prompt": "zero-shot", "graded": True,
-            "max_input_chars": params.llm_max_input_chars,
-        }))  # fmt: skip
-    else:
+    # graded: each diagnosis marked confirmed or suspected, so the report's graded view has data
+    llm_choice = SystemChoice(LLM_SYSTEM, "llm", {
+        "base_url": "local", "prompt": "zero-shot", "graded": True,
+        "max_input_chars": params.llm_max_input_chars,
+    })  # fmt: skip
+    if not llm:
         why = (
             "--no-llm"
             if not params.use_llm
             else "llama-cpp-python is not installed: pip install 'admitdx\\[local]'"
         )
         console.print(f"[yellow]   skipping the local LLM steps ({why})[/]")
-    prediction_dirs = []
-    for choice in choices:
-        with _step(console, f"predict: {choice.name}"):
-            run = run_predictions(audited, choice, out / "predictions" / choice.name)
-            prediction_dirs.append(run.out_dir)
-            if run.parse_errors:
-                console.print(f"   [yellow]{run.parse_errors} unparseable outputs kept and counted[/]")
+    prediction_dirs = _predict_all(console, audited, choices, out / "predictions")
+    subset_dirs: list[Path] = []
+    if llm:
+        subset = _llm_subset(audited, out / "earlydx-llm-subset", params.llm_subset)
+        console.print(f"[bold]▶ the local LLM's subset: the first {params.llm_subset} test encounters[/]")
+        subset_dirs = _predict_all(console, subset, [*choices, llm_choice], out / "predictions-llm-subset")
     with _step(console, "match: embedding"):
-        matcher = create_matcher("embedding")
+        matcher = create_matcher("embedding")  # loaded once for every prediction directory
         try:
             for d in prediction_dirs:
                 run_matcher(matcher, audited, d)
+            for d in subset_dirs:
+                run_matcher(matcher, subset, d)
         finally:
             matcher.close()
     if llm:
-        llm_dir = out / "predictions" / LLM_SYSTEM
+        llm_dir = out / "predictions-llm-subset" / LLM_SYSTEM
         with _step(console, "match: LLM judge on the LLM's predictions, and its agreement with embedding"):
             judge = create_matcher("llm_judge", local=True)
             try:
-                run_matcher(judge, audited, llm_dir)
+                run_matcher(judge, subset, llm_dir)
             finally:
                 judge.close()
-            result, _ = write_agreement(audited, llm_dir, "llm_judge", "embedding")
+            result, _ = write_agreement(subset, llm_dir, "llm_judge", "embedding")
             console.print(f"   {_agreement_line(result.to_dict())}")
         with _step(console, f"evidence audit (LLM) of {params.llm_audit_instances} test encounters"):
             sample = _test_sample(dataset, out / "llm-audit-sample", params.llm_audit_instances)
@@ -116,15 +120,54 @@ def run_demo(params: DemoParams, console: Console) -> Path:
                 client = LLMClient(server.config())
                 outputs = audit_dataset(sample, out / "llm-audit", LLMAuditor(client), truth_root=mimic)
             console.print(f"   {_audit_line(outputs)}")
+    score_params = ScoreParams(matcher="embedding", seed=params.seed)  # --seed seeds the bootstrap too
     with _step(console, "score (patient-level bootstrap) and report"):
         run_dir = out / "report"
-        results = score_run(audited, prediction_dirs, run_dir, ScoreParams(matcher="embedding"))
+        results = score_run(audited, prediction_dirs, run_dir, score_params)
         write_table(results, run_dir / TABLE_FILE)
         report = write_report(run_dir)
+    if subset_dirs:
+        with _step(console, f"score and report on the LLM's subset ({params.llm_subset} test encounters)"):
+            subset_run = out / "report-llm-subset"
+            subset_results = score_run(subset, subset_dirs, subset_run, score_params)
+            write_table(subset_results, subset_run / TABLE_FILE)
+            subset_report = write_report(subset_run)
+        console.print(
+            f"\n[bold]Subset:[/] every system on the first {params.llm_subset} test encounters only"
+        )
+        print_headline(console, subset_results)
+        console.print(f"[bold green]Subset report:[/] {subset_report.resolve()}")
+        console.print("\n[bold]Whole test split[/] (the baselines)")
     print_headline(console, results)
     console.print(f"\n[bold green]Report:[/] {report.resolve()}")
     console.print(f"Table:  {(run_dir / 'table.md').resolve()}")
     return report
+
+
+def _predict_all(console: Console, dataset: Path, choices: list[SystemChoice], out: Path) -> list[Path]:
+    dirs = []
+    for choice in choices:
+        with _step(console, f"predict: {choice.name} ({dataset.name})"):
+            run = run_predictions(dataset, choice, out / choice.name)
+            dirs.append(run.out_dir)
+            if run.parse_errors:
+                console.print(f"   [yellow]{run.parse_errors} unparseable outputs kept and counted[/]")
+    return dirs
+
+
+def _llm_subset(audited: Path, out: Path, n: int) -> Path:
+    """The audited dataset cut to its training split and its first ``n`` test encounters: a dataset
+    of its own (its own fingerprint), so the LLM's run over it is complete and every system is
+    scored against exactly these encounters, never against missing predictions."""
+    instances = load_instances(audited)
+    test = [i for i in instances if i.split == "test"][:n]
+    keep = [i for i in instances if i.split != "test"] + test
+    text = "".join(dumps(i.to_dict()) + "\n" for i in keep)
+    path = out / INSTANCES_FILE
+    if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: runs over it resume
+        out.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return out
 
 
 def _synthesize(root: Path, params: DemoParams) -> Path:
