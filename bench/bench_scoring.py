@@ -1,14 +1,16 @@
-"""Time ``admitdx score`` on 10k encounters × 5 systems with cached matches (target: under 10 s).
+"""Time ``admitdx score`` on 10k encounters × 5 systems with cached matches (target: under 2 s wall).
 
 Usage:
     python bench/bench_scoring.py                       # 10,000 encounters, 5 systems, 1000 replicates
-    python bench/bench_scoring.py --instances 2000 --systems 3 --bootstrap 200
+    python bench/bench_scoring.py --instances 2000 --systems 3 --bootstrap 200 --runs 1
 
 Writes a synthetic audited dataset (ICD-10 labels with evidence classes, explicitness and patient
 metadata; ~1.3 encounters per patient) and, per system, predictions and exact-match pairs, into a
-temporary directory; generation is not timed. Then times one full scoring run — loading, every
-metric family, the patient bootstrap on the headline metrics, results.json / per_instance.jsonl /
-table.md — and, separately, ``admitdx report``. Prints seconds per step and encounters per second.
+temporary directory; generation is not timed. Then times ``--runs`` full scoring runs — loading,
+every metric family, the patient bootstrap on the headline metrics, results.json /
+per_instance.jsonl — and, separately, reading the same inputs alone and ``admitdx report``.
+Prints wall and CPU seconds (this process, all threads) per step: on a shared machine wall time
+above CPU time means other processes held the cores, so compare CPU seconds across machines.
 """
 
 from __future__ import annotations
@@ -19,14 +21,18 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from admitdx.contracts import Instance, Match, Prediction, PredictionItem, Reference
+from admitdx.contracts import Instance, Match, Prediction, PredictionItem, Reference, load_instances
 from admitdx.jsonl import write_jsonl
 from admitdx.report.html import write_report
+from admitdx.scoring.inputs import load_system
 from admitdx.scoring.run import ScoreParams, score_run
 
-TARGET_S = 10.0
+TARGET_S = 2.0
+T = TypeVar("T")
 CODES = [
     (f"{letter}{n:02d}{d}", f"condition {letter}{n:02d}{d}")
     for letter in "ACEIJKN"
@@ -91,13 +97,29 @@ def write_system(root: Path, name: str, instances: list[Instance], rng: random.R
     return root / name
 
 
+def timed(fn: Callable[..., T], *args: Any) -> tuple[T, float, float]:
+    """(result, wall seconds, CPU seconds of this process)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn(*args)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def read_inputs(dataset: Path, dirs: list[Path]) -> None:
+    """What a scoring run reads before it scores: the dataset and each system's predictions and matches."""
+    ids = {i.id for i in load_instances(dataset) if i.split == "test"}
+    for d in dirs:
+        load_system(d, "exact", ids)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--instances", type=int, default=10_000)
     ap.add_argument("--systems", type=int, default=5)
     ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3, help="timed scoring runs (the machine may be shared)")
     args = ap.parse_args()
     rng = random.Random(0)
+    n = args.instances * args.systems
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         t = time.perf_counter()
@@ -106,25 +128,27 @@ def main() -> int:
         dirs = [write_system(root, f"system{k}", instances, rng) for k in range(args.systems)]
         took = time.perf_counter() - t
         print(f"generated {args.instances} encounters × {args.systems} systems in {took:.1f} s (not timed)")
-        t, cpu = time.perf_counter(), time.process_time()
         params = ScoreParams(matcher="exact", n_bootstrap=args.bootstrap)
-        results = score_run(root / "ds", dirs, root / "run", params)
-        score_s, score_cpu = time.perf_counter() - t, time.process_time() - cpu
-        t = time.perf_counter()
-        write_report(root / "run")
-        report_s = time.perf_counter() - t
-    n = args.instances * args.systems
-    verdict = "met" if score_s < TARGET_S else "NOT met"
+        walls = []
+        for run in range(1, args.runs + 1):
+            results, wall, cpu = timed(score_run, root / "ds", dirs, root / f"run{run}", params)
+            walls.append(wall)
+            print(
+                f"score run {run}: {wall:.2f} s wall, {cpu:.2f} s CPU for {n} scored encounters "
+                f"({n / wall:,.0f}/s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+            )
+        _, read_wall, read_cpu = timed(read_inputs, root / "ds", dirs)
+        _, report_wall, report_cpu = timed(write_report, root / "run1")
+    verdict = "met" if min(walls) < TARGET_S else "NOT met"
     print(
-        f"score:  {score_s:.2f} s wall, {score_cpu:.2f} s CPU (all threads) for {n} scored encounters "
-        f"({n / score_s:,.0f}/s); {len(results['headline_metrics'])} headline metrics × {args.bootstrap} "
-        f"patient-bootstrap replicates — target < {TARGET_S:.0f} s wall: {verdict}"
+        f"  of which reading the dataset, predictions and matches alone: {read_wall:.2f} s wall, "
+        f"{read_cpu:.2f} s CPU"
     )
     print(
-        f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-        "(wall time above CPU time means other processes shared the cores)"
+        f"best score run: {min(walls):.2f} s wall; {len(results['headline_metrics'])} headline metrics × "
+        f"{args.bootstrap} patient-bootstrap replicates — target < {TARGET_S:.0f} s wall: {verdict}"
     )
-    print(f"report: {report_s:.2f} s")
+    print(f"report: {report_wall:.2f} s wall, {report_cpu:.2f} s CPU")
     return 0
 
 

@@ -34,13 +34,14 @@ Protocol choices, each a parameter with the paper's value where it gives one:
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache
 
-from admitdx.contracts import Reference
-from admitdx.errors import InputError
-from admitdx.metrics.memo import per_labels
+import numpy as np
+
+from admitdx.contracts import PredictionItem, Reference
+from admitdx.metrics.batch import AnswerBatch, count_per_encounter, first_row, one_encounter
+from admitdx.metrics.batch import check_pairs as check_pairs  # re-exported: the EarlyDx pairing rule
 from admitdx.metrics.ratios import Ratio, f1_ratio
 
 TRACKS: dict[str, frozenset[str] | None] = {
@@ -66,31 +67,54 @@ def available_tracks(references: Sequence[Sequence[Reference]]) -> tuple[list[st
     )
 
 
-def on_track(reference: Reference, track: str) -> bool:
-    classes = TRACKS[track]
-    return classes is None or reference.evidence_class in classes
+def track_counts(
+    answers: AnswerBatch,
+    track: str,
+    *,
+    skip_empty: bool = True,
+    ks: Sequence[int] = RECALL_AT_K,
+    truncations: Sequence[int] = TRUNCATIONS,
+) -> dict[str, np.ndarray]:
+    """Additive counts of every encounter of a batch on one track, keyed ``"<track>.<count>"``.
 
-
-def check_pairs(pairs: Sequence[tuple[int, int]], n_pred: int, n_ref: int, instance_id: str = "?") -> None:
-    """Pairs must be in range and one-to-one: a prediction or label used twice would inflate m."""
-    preds = [p for p, _ in pairs]
-    refs = [r for _, r in pairs]
-    bad = [(p, r) for p, r in pairs if not (0 <= p < n_pred and 0 <= r < n_ref)]
-    if bad:
-        raise InputError(
-            f"match pair {bad[0]} is out of range ({n_pred} predictions, {n_ref} references)",
-            table="matches",
-            row=None,
-            column=f"pairs of {instance_id}",
-            hint="the matches were made for other predictions or another dataset; rerun `admitdx match`",
-        )
-    if len(set(preds)) != len(preds) or len(set(refs)) != len(refs):
-        raise InputError(
-            f"match pairs of {instance_id} are not one-to-one: {list(pairs)}",
-            table="matches",
-            column="pairs",
-            hint="each prediction and each reference may appear in at most one pair",
-        )
+    The pairs restricted to the track are the matched labels (tp); a prediction's rank is its index
+    in the system's own order, so ``tp@k`` counts matched predictions with index below k. When an
+    encounter is not scored on the track (no label on it and ``skip_empty``) every count is 0,
+    ``scored`` included, so rows keep one shape.
+    """
+    labels, n = answers.labels, answers.labels.n
+    in_track = labels.in_classes(TRACKS[track])
+    on = in_track[answers.pair_label]  # pairs whose label is on the track
+    enc = answers.pair_encounter
+    n_pred = answers.n_pred.astype(np.float64)
+    n_ref = count_per_encounter(labels.encounter, n, in_track)
+    tp = count_per_encounter(enc[on], n)
+    both = n_pred + n_ref
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = [
+            np.ones(n),
+            n_pred,
+            n_ref,
+            tp,
+            np.where(n_pred > 0, tp / n_pred, n_ref == 0),
+            np.where(n_ref > 0, tp / n_ref, n_pred == 0),
+            np.where(both > 0, 2 * tp / both, 1.0),
+            np.where(both > 0, tp / (both - tp), 1.0),
+            ((tp == n_pred) & (n_pred == n_ref)).astype(np.float64),
+            count_per_encounter(enc, n, labels.partial[answers.pair_label] & ~on),
+        ]
+    budgets = _budgets(tuple(ks), tuple(truncations))
+    values += [count_per_encounter(enc[on & (answers.pair_pred < k)], n) for k in budgets]
+    values += [np.minimum(n_pred, k) for k in budgets]
+    values += [
+        count_per_encounter(labels.encounter, n, in_track & labels.explicit),
+        count_per_encounter(enc, n, on & labels.explicit[answers.pair_label]),
+        count_per_encounter(labels.encounter, n, in_track & labels.implicit),
+        count_per_encounter(enc, n, on & labels.implicit[answers.pair_label]),
+    ]
+    if skip_empty:
+        values = [np.where(n_ref > 0, v, 0.0) for v in values]
+    return dict(zip(_track_keys(track, budgets), values, strict=True))
 
 
 def track_columns(
@@ -103,56 +127,13 @@ def track_columns(
     ks: Sequence[int] = RECALL_AT_K,
     truncations: Sequence[int] = TRUNCATIONS,
 ) -> dict[str, float]:
-    """Additive counts of one encounter on one track, keyed ``"<track>.<count>"``.
-
-    ``pairs`` are (prediction index, reference index) in the system's own output order; they must
-    be one-to-one (see :func:`check_pairs`). When the encounter is not scored on the track (no
-    label on it and ``skip_empty``) every count is 0, ``scored`` included, so rows keep one shape.
-    """
-    in_track, partial, explicit, n_explicit, n_implicit = _labels_on_track(references, track)
-    n_ref = sum(in_track)
-    matched = [(p, r) for p, r in pairs if in_track[r]]
-    tp = len(matched)
-    withheld = sum(1 for _, r in pairs if partial[r] and not in_track[r])
-    budgets = _budgets(tuple(ks), tuple(truncations))
-    ranks = sorted([p for p, _ in matched])
-    tp_explicit = tp_implicit = 0
-    for _, r in matched:
-        tp_explicit += explicit[r] is True
-        tp_implicit += explicit[r] is False
-    values = [
-        1.0,
-        float(n_pred),
-        float(n_ref),
-        float(tp),
-        tp / n_pred if n_pred else float(n_ref == 0),
-        tp / n_ref if n_ref else float(n_pred == 0),
-        2 * tp / (n_pred + n_ref) if n_pred + n_ref else 1.0,
-        tp / (n_pred + n_ref - tp) if n_pred + n_ref else 1.0,
-        float(tp == n_pred == n_ref),
-        float(withheld),
-    ]
-    values += [float(bisect_left(ranks, k)) for k in budgets]
-    values += [float(min(n_pred, k)) for k in budgets]
-    values += [float(n_explicit), float(tp_explicit), float(n_implicit), float(tp_implicit)]
-    keys = _track_keys(track, budgets)
-    if n_ref == 0 and skip_empty:
-        return dict.fromkeys(keys, 0.0)
-    return dict(zip(keys, values, strict=True))
+    """:func:`track_counts` of one encounter with ``n_pred`` predictions (the counts on a track read
+    only how many items there are, never their text)."""
+    answers = one_encounter(references, [_UNREAD_ITEM] * n_pred, pairs)
+    return first_row(track_counts(answers, track, skip_empty=skip_empty, ks=ks, truncations=truncations))
 
 
-@per_labels
-def _labels_on_track(
-    references: Sequence[Reference], track: str
-) -> tuple[list[bool], list[bool], list[bool | None], int, int]:
-    """Per label: on the track? partially supported? explicit? — and the explicit/implicit counts."""
-    classes = TRACKS[track]
-    in_track = [classes is None or r.evidence_class in classes for r in references]
-    explicit = [r.explicit for r in references]
-    n_explicit = sum(1 for on, e in zip(in_track, explicit, strict=True) if on and e is True)
-    n_implicit = sum(1 for on, e in zip(in_track, explicit, strict=True) if on and e is False)
-    partial = [r.evidence_class == "partial" for r in references]
-    return in_track, partial, explicit, n_explicit, n_implicit
+_UNREAD_ITEM = PredictionItem(text="")
 
 
 @cache

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from admitdx.contracts import PredictionItem, Reference
-from admitdx.metrics.earlydx import on_track
+from admitdx.metrics.batch import AnswerBatch, count_per_encounter, first_row, one_encounter
+from admitdx.metrics.earlydx import TRACKS
 from admitdx.metrics.ratios import Ratio
-from admitdx.metrics.timecritical import flagged_items, recorded_conditions
 from admitdx.ontology.codesets import TIME_CRITICAL, ConditionSet
 
 SUSPECTED_WEIGHT = 0.0
@@ -33,8 +35,44 @@ GRADED_PREFIX = "graded"
 GRADED_TC_PREFIX = "tc_graded"
 
 
-def is_suspected(item: PredictionItem) -> bool:
-    return item.status == "suspected"
+def graded_counts(
+    answers: AnswerBatch,
+    track: str,
+    *,
+    conditions: ConditionSet = TIME_CRITICAL,
+    time_critical_track: str = "all",
+    skip_empty: bool = True,
+) -> dict[str, np.ndarray]:
+    """Counts by status on ``track``, and graded time-critical flags, for every encounter of a batch.
+
+    ``skip_empty`` leaves an encounter without a label on ``track`` out of the status counts, as
+    :func:`admitdx.metrics.earlydx.track_counts` does, so the standard view equals the track's
+    micro scores; the time-critical counts are per encounter and keep every encounter. A flagged
+    condition is *firm* when it is recorded or some item that names it is not suspected.
+    """
+    labels, n = answers.labels, answers.labels.n
+    in_track = labels.in_classes(TRACKS[track])
+    n_ref = count_per_encounter(labels.encounter, n, in_track)
+    on = in_track[answers.pair_label]
+    suspected_pair = answers.suspected[answers.pair_item]
+    n_suspected = count_per_encounter(answers.item_encounter, n, answers.suspected)
+    keep = ((n_ref > 0) | (not skip_empty)).astype(np.float64)
+    g, t = GRADED_PREFIX, GRADED_TC_PREFIX
+    recorded = labels.recorded(conditions, TRACKS[time_critical_track])
+    flagged = answers.flagged(conditions)
+    firm = recorded | answers.flagged(conditions, firm_only=True)
+    columns = {
+        f"{g}.n_ref": keep * n_ref,
+        f"{g}.n_confirmed": keep * (answers.n_pred - n_suspected),
+        f"{g}.n_suspected": keep * n_suspected,
+        f"{g}.tp_confirmed": keep * count_per_encounter(answers.pair_encounter, n, on & ~suspected_pair),
+        f"{g}.tp_suspected": keep * count_per_encounter(answers.pair_encounter, n, on & suspected_pair),
+        f"{t}.tp": (flagged & recorded).sum(axis=1),
+        f"{t}.recorded": recorded.sum(axis=1),
+        f"{t}.firm": (flagged & firm).sum(axis=1),
+        f"{t}.soft": (flagged & ~firm).sum(axis=1),
+    }
+    return {k: v.astype(np.float64) for k, v in columns.items()}
 
 
 def graded_columns(
@@ -47,34 +85,17 @@ def graded_columns(
     time_critical_track: str = "all",
     skip_empty: bool = True,
 ) -> dict[str, float]:
-    """Counts by status on ``track``, and graded time-critical flags, for one encounter.
-
-    ``skip_empty`` leaves an encounter without a label on ``track`` out of the status counts, as
-    :func:`admitdx.metrics.earlydx.track_columns` does, so the standard view equals the track's
-    micro scores; the time-critical counts are per encounter and keep every encounter.
-    """
-    n_ref = sum(on_track(r, track) for r in references)
-    matched = {p for p, r in pairs if on_track(references[r], track)}
-    suspected = {i for i, item in enumerate(items) if is_suspected(item)}
-    g = GRADED_PREFIX
-    keep = float(n_ref > 0 or not skip_empty)
-    cols = {
-        f"{g}.n_ref": keep * n_ref,
-        f"{g}.n_confirmed": keep * (len(items) - len(suspected)),
-        f"{g}.n_suspected": keep * len(suspected),
-        f"{g}.tp_confirmed": keep * len(matched - suspected),
-        f"{g}.tp_suspected": keep * len(matched & suspected),
-    }
-    recorded = recorded_conditions(references, conditions, time_critical_track)
-    t = GRADED_TC_PREFIX
-    cols.update({f"{t}.tp": 0.0, f"{t}.recorded": float(len(recorded)), f"{t}.firm": 0.0, f"{t}.soft": 0.0})
-    for name, flags in flagged_items(conditions, items, references, pairs).items():
-        hit = name in recorded
-        firm = hit or any(i not in suspected for i in flags)
-        cols[f"{t}.tp"] += hit
-        cols[f"{t}.firm"] += firm
-        cols[f"{t}.soft"] += not firm
-    return cols
+    """:func:`graded_counts` of one encounter."""
+    answers = one_encounter(references, items, pairs)
+    return first_row(
+        graded_counts(
+            answers,
+            track,
+            conditions=conditions,
+            time_critical_track=time_critical_track,
+            skip_empty=skip_empty,
+        )
+    )
 
 
 def graded_ratios(suspected_weight: float = SUSPECTED_WEIGHT) -> list[Ratio]:

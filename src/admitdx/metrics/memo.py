@@ -1,9 +1,10 @@
 """Remembering what depends only on an encounter's labels while several systems are scored.
 
-Scoring five systems asks five times which labels are on the supported track, or which labels are
-time-critical. :func:`per_labels` caches such answers by the *identity* of the label list (plus
-hashable arguments). The cache holds a reference to the list, so an identity can never be reused
-by another object while its entry exists; label lists are treated as read-only, as
+Scoring five systems asks five times which codes an encounter's labels roll up to, or which
+subgroup each encounter is in. :func:`per_labels` caches such answers by the *identity* of the
+label list — one encounter's labels, or a whole run's per-encounter metadata — plus hashable
+arguments. The cache holds a reference to the list, so an identity can never be reused by another
+object while its entry exists; label lists are treated as read-only, as
 :class:`~admitdx.contracts.Instance` is frozen.
 """
 

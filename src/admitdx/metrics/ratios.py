@@ -63,6 +63,19 @@ def column_matrix(
     return names, out
 
 
+def stack_columns(
+    columns: Mapping[str, np.ndarray], wanted: Iterable[str], n_rows: int
+) -> tuple[list[str], np.ndarray]:
+    """The column-wise counterpart of :func:`column_matrix`: ``{column: (rows,) array}`` stacked into
+    an (rows × columns) float array with the wanted columns in sorted order; absent ones are 0."""
+    names = sorted(set(wanted))
+    zeros = np.zeros(n_rows, dtype=np.float64)
+    matrix = np.empty((n_rows, len(names)), dtype=np.float64)
+    for j, c in enumerate(names):
+        matrix[:, j] = columns.get(c, zeros)
+    return names, matrix
+
+
 def evaluate(ratios: Sequence[Ratio], names: Sequence[str], sums: np.ndarray) -> dict[str, np.ndarray]:
     """Evaluate ratios on column sums.
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from admitdx.metrics.memo import per_labels
 from admitdx.metrics.ratios import Ratio, evaluate
 
 AGE_EDGES: tuple[int, ...] = (18, 45, 65, 80)
@@ -110,19 +111,29 @@ def subgroup_scores(
     ``"<track>.scored"``); groups smaller than ``min_group_size`` keep their ``n`` and get ``value``
     None.
     """
-    scored = matrix[:, list(names).index(count_column)] > 0
+    names = list(names)
+    scored = matrix[:, names.index(count_column)] > 0
+    read = [c for c in names if c in ratio.columns()]  # sum only the columns the ratio reads
+    counts = matrix[:, [names.index(c) for c in read]]
     out: dict[str, dict[str, dict[str, float | int | None]]] = {}
-    for axis in sorted({axis for lab in labels for axis in lab}):
-        groups = np.array([lab.get(axis, UNKNOWN) for lab in labels], dtype=object)
+    for axis, groups in _groups_by_axis(labels).items():
         cells: dict[str, dict[str, float | int | None]] = {}
         for g in sorted(set(groups[scored].tolist())):
             members = scored & (groups == g)
             n = int(members.sum())
             value = (
-                evaluate([ratio], names, matrix[members].sum(axis=0))[ratio.name]
+                evaluate([ratio], read, counts[members].sum(axis=0))[ratio.name]
                 if n >= min_group_size
                 else None
             )
             cells[g] = {"n": n, "value": None if value is None or np.isnan(value) else float(value)}
         out[axis] = cells
     return out
+
+
+@per_labels
+def _groups_by_axis(labels: Sequence[Mapping[str, str]]) -> dict[str, np.ndarray]:
+    """Each axis's group per encounter, as a string array (built once per label list: every system
+    of a run is split by the same encounters' metadata)."""
+    axes = sorted({axis for lab in labels for axis in lab})
+    return {axis: np.array([str(lab.get(axis, UNKNOWN)) for lab in labels], dtype=str) for axis in axes}

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from admitdx.contracts import PredictionItem, Reference
-from admitdx.metrics.earlydx import on_track
-from admitdx.metrics.memo import per_labels
+from admitdx.metrics.batch import AnswerBatch, first_row, one_encounter
+from admitdx.metrics.earlydx import TRACKS
 from admitdx.metrics.ratios import Ratio, f1_ratio
 from admitdx.ontology.codesets import ABLATION_CONDITIONS, TIME_CRITICAL, ConditionSet
 
@@ -29,30 +31,23 @@ TIME_CRITICAL_PREFIX = "tc"
 PER_CONDITION_PREFIX = "cond"
 
 
-def flagged_items(
-    conditions: ConditionSet,
-    items: Sequence[PredictionItem],
-    references: Sequence[Reference],
-    pairs: Sequence[tuple[int, int]],
-) -> dict[str, list[int]]:
-    """Per condition, the indices of predictions that name it: by their text, or by their matched label."""
-    paired = dict(pairs)
-    out: dict[str, list[int]] = {}
-    for i, item in enumerate(items):
-        names = conditions.named_in(item.text)
-        if i in paired:
-            names = names | conditions.of_reference(references[paired[i]])
-        for name in names:
-            out.setdefault(name, []).append(i)
-    return out
-
-
-@per_labels
-def recorded_conditions(
-    references: Sequence[Reference], conditions: ConditionSet, track: str
-) -> frozenset[str]:
-    """Names of the conditions among the encounter's labels on ``track``."""
-    return frozenset(name for r in references if on_track(r, track) for name in conditions.of_reference(r))
+def condition_counts(
+    answers: AnswerBatch,
+    *,
+    conditions: ConditionSet = TIME_CRITICAL,
+    track: str = "all",
+    prefix: str = TIME_CRITICAL_PREFIX,
+) -> dict[str, np.ndarray]:
+    """Per-condition ``recorded`` / ``flagged`` / ``tp`` indicators of every encounter of a batch,
+    plus pooled sums. An item flags a condition by its text, or by the label it is paired with
+    (whatever that label's track)."""
+    recorded = answers.labels.recorded(conditions, TRACKS[track])
+    flagged = answers.flagged(conditions)
+    values = [np.ones(answers.labels.n), flagged.any(axis=1), recorded.any(axis=1)]
+    for hits in (recorded, flagged, recorded & flagged):
+        values.append(hits.sum(axis=1))
+        values += list(hits.T)
+    return dict(zip(_condition_keys(prefix, conditions), (v.astype(np.float64) for v in values), strict=True))
 
 
 def condition_columns(
@@ -64,14 +59,9 @@ def condition_columns(
     track: str = "all",
     prefix: str = TIME_CRITICAL_PREFIX,
 ) -> dict[str, float]:
-    """Per-condition ``recorded`` / ``flagged`` / ``tp`` indicators of one encounter, plus pooled sums."""
-    recorded = recorded_conditions(references, conditions, track)
-    flagged = flagged_items(conditions, items, references, pairs)
-    values = [1.0, float(bool(flagged)), float(bool(recorded))]
-    for hits in (recorded, flagged, recorded & flagged.keys()):
-        values.append(float(len(hits)))
-        values += [float(name in hits) for name in conditions.names]
-    return dict(zip(_condition_keys(prefix, conditions), values, strict=True))
+    """:func:`condition_counts` of one encounter."""
+    answers = one_encounter(references, items, pairs)
+    return first_row(condition_counts(answers, conditions=conditions, track=track, prefix=prefix))
 
 
 _KEYS: dict[tuple[str, int], tuple[str, ...]] = {}
@@ -106,16 +96,19 @@ def condition_ratios(
     return ratios
 
 
+def per_condition_counts(answers: AnswerBatch, track: str = "all") -> dict[str, np.ndarray]:
+    """Appendix P's per-condition counts (the time-critical six plus common ED conditions)."""
+    return condition_counts(answers, conditions=ABLATION_CONDITIONS, track=track, prefix=PER_CONDITION_PREFIX)
+
+
 def per_condition_columns(
     items: Sequence[PredictionItem],
     references: Sequence[Reference],
     pairs: Sequence[tuple[int, int]],
     track: str = "all",
 ) -> dict[str, float]:
-    """Appendix P's per-condition counts (the time-critical six plus common ED conditions)."""
-    return condition_columns(
-        items, references, pairs, conditions=ABLATION_CONDITIONS, track=track, prefix=PER_CONDITION_PREFIX
-    )
+    """:func:`per_condition_counts` of one encounter."""
+    return first_row(per_condition_counts(one_encounter(references, items, pairs), track))
 
 
 def per_condition_f1(values: Mapping[str, float | None]) -> dict[str, float | None]:

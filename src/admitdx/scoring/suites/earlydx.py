@@ -8,6 +8,7 @@ suite's, and the final-diagnosis code match is ER-Reason's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -17,7 +18,8 @@ import numpy as np
 from admitdx.contracts import Instance, Match, Prediction
 from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, earlydx, graded, subgroups, timecritical
-from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
+from admitdx.metrics.batch import AnswerBatch, LabelBatch
+from admitdx.metrics.ratios import Ratio, evaluate, stack_columns
 from admitdx.scoring.inputs import SystemInput, require_matches
 from admitdx.scoring.sample_size import track_sample_sizes
 from admitdx.scoring.suites.base import Advance, RunContext, SystemScore
@@ -33,47 +35,61 @@ class EncounterSettings:
     time_critical_track: str = "all"
 
 
-def encounter_columns(
-    inst: Instance, prediction: Prediction | None, match: Match | None, settings: EncounterSettings
-) -> tuple[dict[str, float], dict[str, Any]]:
-    """(additive counts, a short per-instance record for ``per_instance.jsonl``)."""
-    items = prediction.items if prediction else []
-    pairs = list(match.pairs) if match else []
-    earlydx.check_pairs(pairs, len(items), len(inst.references), inst.id)
-    row: dict[str, float] = {}
+def count_columns(answers: AnswerBatch, settings: EncounterSettings) -> dict[str, np.ndarray]:
+    """Every additive count of every encounter of one system: column name → (encounters,) array."""
+    columns: dict[str, np.ndarray] = {}
     for track in settings.tracks:
-        row.update(
-            earlydx.track_columns(len(items), inst.references, pairs, track, skip_empty=settings.skip_empty)
-        )
-    row.update(
-        timecritical.condition_columns(items, inst.references, pairs, track=settings.time_critical_track)
-    )
-    row.update(
-        timecritical.per_condition_columns(items, inst.references, pairs, settings.time_critical_track)
-    )
-    row.update(
-        graded.graded_columns(
-            items,
-            inst.references,
-            pairs,
+        columns.update(earlydx.track_counts(answers, track, skip_empty=settings.skip_empty))
+    columns.update(timecritical.condition_counts(answers, track=settings.time_critical_track))
+    columns.update(timecritical.per_condition_counts(answers, settings.time_critical_track))
+    columns.update(
+        graded.graded_counts(
+            answers,
             settings.graded_track,
             time_critical_track=settings.time_critical_track,
             skip_empty=settings.skip_empty,
         )
     )
-    record = {
-        "instance_id": inst.id,
-        "subject_id": inst.subject_id,
-        "n_predictions": len(items),
-        "n_references": len(inst.references),
-        "pairs": [list(p) for p in pairs],
-        "missing_prediction": prediction is None,
-        "parse_error": bool(prediction and prediction.parse_error),
-        **{key: row[key] for key in _record_keys(settings.tracks)},
-        "time_critical_recorded": [name for name, key in _TC_KEYS["recorded"] if row[key]],
-        "time_critical_flagged": [name for name, key in _TC_KEYS["flagged"] if row[key]],
-    }
-    return row, record
+    return columns
+
+
+def instance_records(
+    instances: Sequence[Instance],
+    predictions: Sequence[Prediction | None],
+    matches: Sequence[Match | None],
+    columns: dict[str, np.ndarray],
+    settings: EncounterSettings,
+) -> list[dict[str, Any]]:
+    """One short record per encounter for ``per_instance.jsonl``."""
+    keys = _record_keys(settings.tracks)
+    counts = zip(*(columns[k].tolist() for k in keys), strict=True)
+    recorded, flagged = (_condition_names(columns, kind, len(instances)) for kind in ("recorded", "flagged"))
+    return [
+        {
+            "instance_id": inst.id,
+            "subject_id": inst.subject_id,
+            "n_predictions": len(prediction.items) if prediction else 0,
+            "n_references": len(inst.references),
+            "pairs": [list(p) for p in match.pairs] if match else [],
+            "missing_prediction": prediction is None,
+            "parse_error": bool(prediction and prediction.parse_error),
+            **dict(zip(keys, values, strict=True)),
+            "time_critical_recorded": rec,
+            "time_critical_flagged": flag,
+        }
+        for inst, prediction, match, values, rec, flag in zip(
+            instances, predictions, matches, counts, recorded, flagged, strict=True
+        )
+    ]
+
+
+def _condition_names(columns: dict[str, np.ndarray], kind: str, n: int) -> list[list[str]]:
+    """Per encounter, the time-critical conditions whose ``<kind>`` indicator is set."""
+    names: list[list[str]] = [[] for _ in range(n)]
+    for name, key in _TC_KEYS[kind]:
+        for i in np.flatnonzero(columns[key]).tolist():
+            names[i].append(name)
+    return names
 
 
 _TC_KEYS = {
@@ -145,36 +161,40 @@ class EarlyDxSuite:
             "headline_metrics": headline_names(settings),
             "time_critical_conditions": [c.name for c in timecritical.TIME_CRITICAL],
             "_settings": settings,
+            "_ratios": all_ratios(settings, ctx.params.suspected_weight),
+            "_labels": LabelBatch([i.references for i in ctx.instances]),  # label-only: shared by systems
+            "_subgroup_labels": [subgroups.subgroup_labels(i.meta) for i in ctx.instances],
         }
 
     def score_system(
         self, ctx: RunContext, run: dict[str, Any], system: SystemInput, advance: Advance | None
     ) -> SystemScore:
         settings: EncounterSettings = run["_settings"]
+        ratios: list[Ratio] = run["_ratios"]
         require_matches(system, [i.id for i in ctx.instances])
-        rows, records = [], []
-        for n, inst in enumerate(ctx.instances, start=1):
-            row, record = encounter_columns(
-                inst, system.predictions.get(inst.id), system.matches.get(inst.id), settings
-            )
-            rows.append(row)
-            records.append(record)
-            if advance and n % 1000 == 0:
-                advance(1000, 0)
+        predictions = [system.predictions.get(i.id) for i in ctx.instances]
+        matches = [system.matches.get(i.id) for i in ctx.instances]
+        answers = AnswerBatch(
+            run["_labels"],
+            [p.items if p else [] for p in predictions],
+            [m.pairs if m else [] for m in matches],
+            [i.id for i in ctx.instances],
+        )
+        columns = count_columns(answers, settings)
         if advance:
-            advance(len(ctx.instances) % 1000, 0)
-        ratios = all_ratios(settings, ctx.params.suspected_weight)
-        headline = [r for r in ratios if r.name in set(run["headline_metrics"])]
-        names, matrix = column_matrix(rows, set().union(*(r.columns() for r in ratios)))
+            advance(len(ctx.instances), 0)
+        wanted = set().union(*(r.columns() for r in ratios))
+        names, matrix = stack_columns(columns, wanted, len(ctx.instances))
         values = evaluate(ratios, names, matrix.sum(axis=0))
         point = {k: (None if np.isnan(v) else float(v)) for k, v in values.items()}
+        headline_set = set(run["headline_metrics"])
+        headline = [r for r in ratios if r.name in headline_set]
         head_cols = sorted(set().union(*(r.columns() for r in headline)))
         idx = [names.index(c) for c in head_cols]
         per_subject = bootstrap.subject_sums(ctx.subjects, matrix[:, idx], ctx.order)
         replicates = bootstrap.replicate_values(headline, head_cols, per_subject, ctx.weights)
         cis = bootstrap.intervals(replicates, ctx.params.confidence)
         f1 = next(r for r in ratios if r.name == f"{settings.graded_track}.micro_f1")
-        labels = [subgroups.subgroup_labels(i.meta) for i in ctx.instances]
         preds = system.predictions.values()
         fields = {
             "counts": {
@@ -187,7 +207,7 @@ class EarlyDxSuite:
             "subgroups": subgroups.subgroup_scores(
                 names,
                 matrix,
-                labels,
+                run["_subgroup_labels"],
                 f1,
                 count_column=f"{settings.graded_track}.scored",
                 min_group_size=ctx.params.min_group_size,
@@ -195,6 +215,7 @@ class EarlyDxSuite:
             "per_condition_f1": timecritical.per_condition_f1(point),
             "sample_size": track_sample_sizes(names, matrix, ctx.subjects, settings.tracks),
         }
+        records = instance_records(ctx.instances, predictions, matches, columns, settings)
         return SystemScore(fields, replicates, records)
 
     def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
