@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from admitdx.cli import app
 from admitdx.errors import InputError
+from admitdx.runs import LOCK_FILE
 from admitdx.sources.check import check_mimic
 from admitdx.sources.convert import convert_mimic
 from admitdx.sources.mimic import open_mimic
@@ -285,7 +286,8 @@ def test_out_holding_other_files_is_refused(tmp_path: Path, capsys, monkeypatch)
     assert (
         f"--out {out} holds files that `admitdx data convert` did not write (e.g. {out / 'notes.txt'})" in err
     )
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert sorted(p.name for p in out.iterdir() if p.name != LOCK_FILE) == ["notes.txt"]  # nothing written
+    assert (out / "notes.txt").read_text() == "mine"
 
 
 def test_corrupt_gzip_is_named_as_such(demo_dir: Path, tmp_path: Path, capsys, monkeypatch) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx import __version__
-from admitdx.errors import UsageError
+from admitdx.errors import UsageError, output_errors, writable_dir
 
 MANIFEST_FILE = "manifest.json"
 LOCK_FILE = ".admitdx.lock"
@@ -36,8 +36,9 @@ def exclusive(out_dir: Path, stage: str) -> Iterator[None]:
     ``kill -9`` — so a crashed run never leaves a stale lock behind.
     """
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    handle = (out_dir / LOCK_FILE).open("a+", encoding="utf-8")
+    writable_dir(out_dir)  # an unwritable or full --out is a UsageError naming it, not a traceback
+    with output_errors(out_dir):
+        handle = (out_dir / LOCK_FILE).open("a+", encoding="utf-8")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -19,8 +19,15 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from admitdx.runs import exclusive
 from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
-from admitdx.sources.convert import DEFAULT_COMPRESSION, DEFAULT_MEMORY_LIMIT, ConvertedTable, convert_mimic
+from admitdx.sources.convert import (
+    DEFAULT_COMPRESSION,
+    DEFAULT_MEMORY_LIMIT,
+    ConvertedTable,
+    check_request,
+    convert_mimic,
+)
 from admitdx.sources.files import TableFile, discover_tables
 from admitdx.sources.integrity import GzipResult
 
@@ -99,6 +106,7 @@ def convert(
     Example: admitdx data convert --mimic ~/physionet/mimiciv --out ~/mimiciv-parquet
     """
     console = Console(stderr=True)
+    check_request(mimic, out, compression)
     tables = discover_tables(mimic)
     with _progress(console) as progress:
         crc = progress.add_task("verifying gzip checksums", total=_source_bytes(tables, gzipped=True))
@@ -117,16 +125,17 @@ def convert(
             progress.console.print(f"  {r.qualified:<32} {r.rows:>14,} rows  {note}")
 
         try:
-            results = convert_mimic(
-                mimic,
-                out,
-                compression=compression,
-                threads=threads or None,
-                memory_limit=memory_limit or None,
-                on_start=start,
-                on_done=done,
-                on_verified=verified,
-            )
+            with exclusive(out, "data convert"):  # two converts into one folder would mix their tables
+                results = convert_mimic(
+                    mimic,
+                    out,
+                    compression=compression,
+                    threads=threads or None,
+                    memory_limit=memory_limit or None,
+                    on_start=start,
+                    on_done=done,
+                    on_verified=verified,
+                )
         except KeyboardInterrupt:
             console.print("[yellow]interrupted[/]: finished tables are kept; run the same command to resume")
             raise typer.Exit(EXIT_INTERRUPTED) from None

@@ -37,7 +37,7 @@ from pathlib import Path
 import duckdb
 
 from admitdx.errors import UsageError, output_errors, writable_dir
-from admitdx.runs import MANIFEST_FILE
+from admitdx.runs import LOCK_FILE, MANIFEST_FILE
 from admitdx.sources.conversion import (
     SOURCE_KEY,
     made_by_convert,
@@ -113,7 +113,7 @@ def _claim_out(con: duckdb.DuckDBPyConnection, out: Path, planned: list[TableFil
         inside = path.relative_to(out).parts
         if not path.is_file() or inside[0] == ".duckdb_tmp" or path.name.endswith(".partial"):
             continue
-        if ours and inside == (MANIFEST_FILE,):
+        if inside == (LOCK_FILE,) or (ours and inside == (MANIFEST_FILE,)):
             continue
         if len(inside) == 2 and path.suffix == ".parquet" and made_by_convert(con, path):
             if path not in keep:
@@ -128,6 +128,16 @@ def _claim_out(con: duckdb.DuckDBPyConnection, out: Path, planned: list[TableFil
     for folder in sorted(p for p in out.iterdir() if p.is_dir() and p.name != ".duckdb_tmp"):
         if not any(folder.iterdir()):
             folder.rmdir()
+
+
+def check_request(root: Path, out: Path, compression: str) -> None:
+    """UsageError for a conversion that cannot be done as asked (checked before anything is written)."""
+    if Path(out).resolve() == Path(root).resolve():
+        raise UsageError("--out must differ from --mimic", hint="write the Parquet copy to a new folder")
+    if compression not in COMPRESSIONS:
+        raise UsageError(
+            f"unknown Parquet compression {compression!r}", hint=f"use one of {', '.join(COMPRESSIONS)}"
+        )
 
 
 def convert_mimic(
@@ -149,12 +159,7 @@ def convert_mimic(
     cannot be written (permission, full disk).
     """
     root, out = Path(root), Path(out)
-    if out.resolve() == root.resolve():
-        raise UsageError("--out must differ from --mimic", hint="write the Parquet copy to a new folder")
-    if compression not in COMPRESSIONS:
-        raise UsageError(
-            f"unknown Parquet compression {compression!r}", hint=f"use one of {', '.join(COMPRESSIONS)}"
-        )
+    check_request(root, out, compression)
     writable_dir(out)
     found = discover_tables(root)
     required = tuple(k for k, tf in found.items() if tf.schema and tf.schema.required)
