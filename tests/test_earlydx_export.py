@@ -23,8 +23,9 @@ def cli_build(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_export_sft_writes_chat_messages_per_split(cli_build: Path, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["export", "sft", "--dataset", str(cli_build), "--out", str(tmp_path)])
+def test_lines_format_writes_the_papers_direct_messages_per_split(cli_build: Path, tmp_path: Path) -> None:
+    args = ["--answer-format", "lines", "--splits", "train,test", "--include-test"]
+    result = runner.invoke(app, ["export", "sft", "--dataset", str(cli_build), "--out", str(tmp_path), *args])
     assert result.exit_code == 0, result.output
     instances = {i.id: i for i in load_instances(cli_build)}
     seen = 0
@@ -137,6 +138,8 @@ def test_rationales_go_before_the_diagnoses_and_unusable_ones_are_skipped(
             "train",
             "--rationales",
             str(rationales),
+            "--answer-format",
+            "lines",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -145,3 +148,96 @@ def test_rationales_go_before_the_diagnoses_and_unusable_ones_are_skipped(
     assert row["id"] == train[0].id and row["messages"][2]["content"] == expected
     manifest = json.loads((tmp_path / "sft" / "manifest.json").read_text())
     assert manifest["outputs"]["counts"]["train"]["skipped_no_rationale"] == len(train) - 1
+
+
+def test_json_format_is_the_prompt_and_answer_predict_evaluates(cli_build: Path, tmp_path: Path) -> None:
+    """The exported system and user turns equal the llm system's request for the same encounter,
+    and the assistant turn is the JSON that system's answer reader accepts, giving back the labels."""
+    from admitdx.systems.llm import LLMPredictor
+    from admitdx.tasks.answers import read_diagnoses
+    from admitdx.tasks.earlydx.export import MAX_ITEMS
+    from admitdx.tasks.registry import get_task
+
+    result = runner.invoke(app, ["export", "sft", "--dataset", str(cli_build), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "test.jsonl").exists()  # train (and val) only by default
+    llm = LLMPredictor(task=get_task("earlydx"), base_url="http://127.0.0.1:9/v1", model="m")
+    assert llm.shape.max_items == MAX_ITEMS
+    train = {i.id: i for i in load_instances(cli_build) if i.split == "train"}
+    rows = [json.loads(line) for line in (tmp_path / "train.jsonl").read_text().splitlines()]
+    assert len(rows) == len(train)
+    for row in rows[:25]:
+        inst = train[row["id"]]
+        assert row["messages"][:-1] == llm.request(inst).messages
+        answer = row["messages"][-1]
+        assert answer["role"] == "assistant"
+        read = read_diagnoses(json.loads(answer["content"]), MAX_ITEMS)
+        assert read.error is None and [it.text for it in read.items] == [r.text for r in inst.references]
+
+
+def test_test_split_needs_an_explicit_flag_and_warns(cli_build: Path, tmp_path: Path) -> None:
+    base = ["export", "sft", "--dataset", str(cli_build), "--out", str(tmp_path)]
+    refused = runner.invoke(app, [*base, "--splits", "train,test"])
+    assert refused.exit_code != 0 and "--include-test" in str(refused.exception)
+    allowed = runner.invoke(app, [*base, "--include-test"])
+    assert allowed.exit_code == 0, allowed.output
+    assert "warning" in allowed.output and "test split" in allowed.output
+    n_test = sum(1 for i in load_instances(cli_build) if i.split == "test")
+    assert len((tmp_path / "test.jsonl").read_text().splitlines()) == n_test
+
+
+def test_llama_factory_dataset_info_names_each_split_file(cli_build: Path, tmp_path: Path) -> None:
+    assert (
+        runner.invoke(app, ["export", "sft", "--dataset", str(cli_build), "--out", str(tmp_path)]).exit_code
+        == 0
+    )
+    info = json.loads((tmp_path / "dataset_info.json").read_text())
+    assert info == {
+        "admitdx_earlydx_train": {
+            "file_name": "train.jsonl",
+            "formatting": "sharegpt",
+            "columns": {"messages": "messages"},
+            "tags": {
+                "role_tag": "role",
+                "content_tag": "content",
+                "user_tag": "user",
+                "assistant_tag": "assistant",
+                "system_tag": "system",
+            },
+        }
+    }
+    roles = {
+        m["role"]
+        for line in (tmp_path / "train.jsonl").read_text().splitlines()
+        for m in json.loads(line)["messages"]
+    }
+    assert roles == {"system", "user", "assistant"}  # every role has its tag
+
+
+def test_trl_reads_the_export_as_conversational_data(cli_build: Path, tmp_path: Path) -> None:
+    """TRL's own conversational checks and chat-template rendering (what SFTTrainer does to a
+    `messages` dataset before tokenizing), with a tokenizer built here: no model is downloaded."""
+    datasets = pytest.importorskip("datasets")
+    trl_data = pytest.importorskip("trl.data_utils")
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    assert (
+        runner.invoke(app, ["export", "sft", "--dataset", str(cli_build), "--out", str(tmp_path)]).exit_code
+        == 0
+    )
+    ds = datasets.load_dataset(
+        "json", data_files=str(tmp_path / "train.jsonl"), split="train", cache_dir=str(tmp_path / "hf")
+    )
+    assert trl_data.is_conversational(ds[0])
+    core = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token="[UNK]")
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+    )
+    text = trl_data.apply_chat_template(ds[0], tokenizer)["text"]
+    messages = ds[0]["messages"]
+    assert text.startswith("<|system|>" + messages[0]["content"])
+    assert f"<|assistant|>{messages[2]['content']}<|end|>" in text and '{"diagnoses": [' in text

@@ -188,31 +188,57 @@ _EVIDENCE_HELP = "Keep only labels of these evidence classes, e.g. supported,par
 @export_app.command("sft")
 def sft(
     dataset: Annotated[Path, _Opt("--dataset", help="A built EarlyDx dataset directory.")],
-    out: Annotated[Path, _Opt("--out", help="Directory for <split>.jsonl and <split>.parquet.")],
-    splits: Annotated[str, _Opt(help="Comma-separated splits to export.")] = "train,test",
+    out: Annotated[
+        Path, _Opt("--out", help="Directory for <split>.jsonl, <split>.parquet and dataset_info.json.")
+    ],
+    splits: Annotated[
+        str | None, _Opt(help="Comma-separated splits to export (default: train, and val if present).")
+    ] = None,
+    include_test: Annotated[
+        bool, _Opt(help="Allow exporting the test split (a model tuned on it cannot be evaluated on it).")
+    ] = False,
+    answer_format: Annotated[
+        str,
+        _Opt(
+            help="json: the prompt and JSON answer `admitdx predict --system llm` evaluates; lines: the "
+            "paper's question and one diagnosis per line."
+        ),
+    ] = "json",
     evidence: Annotated[str | None, _Opt(help=_EVIDENCE_HELP)] = None,
     system_prompt: Annotated[
-        Path | None, _Opt(help="File with a system prompt replacing the default.")
+        Path | None, _Opt(help="File with a system prompt replacing the format's own.")
     ] = None,
     rationales: Annotated[Path | None, _Opt(help=_RATIONALES_HELP)] = None,
 ) -> None:
-    """Write chat-format (system/user/assistant) JSONL and Parquet for supervised fine-tuning.
+    """Write chat-format (system/user/assistant) JSONL and Parquet for supervised fine-tuning, with
+    LLaMA-Factory's dataset_info.json; TRL's SFTTrainer reads the `messages` column as it is.
 
-    Example: admitdx export sft --dataset data/earlydx --out data/earlydx-sft --splits train
+    The answers are the dataset's label texts: build with `--label-text dictionary` to train on
+    ICD dictionary titles instead of the ED's own diagnosis titles.
+
+    Example: admitdx export sft --dataset data/earlydx --out data/earlydx-sft
     """
-    from admitdx.tasks.earlydx.export import DEFAULT_SYSTEM_PROMPT, export_sft
+    from admitdx.tasks.earlydx.export import export_sft
 
-    prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else DEFAULT_SYSTEM_PROMPT
+    prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else None
+    chosen = _names(splits) or None
+    if include_test and (chosen is None or "test" in chosen):
+        Console(stderr=True).print(
+            "[yellow]warning[/]: exporting the test split: do not fine-tune on it a model you evaluate on it"
+        )
     counts = export_sft(
         dataset,
         out,
-        splits=_names(splits),
+        splits=chosen,
+        include_test=include_test,
+        answer_format=answer_format,  # type: ignore[arg-type]
         evidence=_names(evidence) or None,
         system_prompt=prompt,
         rationales=rationales,
     )
     for split, c in counts.items():
         typer.echo(f"{split}: {c['examples']} examples → {out / f'{split}.jsonl'}")
+    typer.echo(f"LLaMA-Factory: {out / 'dataset_info.json'}")
 
 
 def register(app: typer.Typer) -> None:
