@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from admitdx.contracts import load_instances
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.progress import progress_bar
 from admitdx.report.console import print_headline, print_missing
@@ -15,7 +16,8 @@ from admitdx.report.figures import write_figures
 from admitdx.report.html import load_results, write_report
 from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE
-from admitdx.scoring.run import RESULTS_FILE, ScoreParams, score_run
+from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, ScoreParams, score_run
+from admitdx.scoring.samples import write_samples
 
 
 def score(
@@ -75,6 +77,15 @@ def score(
             "baseline as significant (p-values are kept in results.json either way).",
         ),
     ] = MIN_PATIENTS_FOR_SIGNIFICANCE,
+    log_samples: Annotated[
+        bool,
+        typer.Option(
+            "--log-samples",
+            help="Also write OUT/samples.jsonl: per system and instance the reference and prediction "
+            "texts, the matched pairs as text and the instance's metrics (MIMIC-derived text: keep it "
+            "with your data).",
+        ),
+    ] = False,
     allow_label_change: Annotated[
         bool,
         typer.Option(
@@ -130,6 +141,10 @@ def score(
         )
         raise typer.Exit(130) from None
     write_table(results, out / TABLE_FILE)
+    if log_samples:
+        dirs_by_name = {s["name"]: Path(s["predictions_dir"]) for s in results["systems"]}
+        instances = load_instances(dataset, split=split)
+        console.print(f"samples → {write_samples(out, instances, dirs_by_name, out / PER_INSTANCE_FILE)}")
     print_headline(Console(), results)
     print_missing(console, results)
     if results.get("tracks_note"):

@@ -49,6 +49,7 @@ from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
 from admitdx.retrieval import make_retriever
 from admitdx.systems import register
+from admitdx.systems.sample_log import SAMPLES_FILE, SampleLog
 from admitdx.tasks.answers import (
     ListShape,
     category_schema,
@@ -139,6 +140,7 @@ class LLMPredictor:
         )
         self._train: list[Instance] = []
         self.fit_summary: dict[str, Any] = {}
+        self.samples: SampleLog | None = None
         self.local: LocalServer | None = None
         if llm_options.get("base_url") == LOCAL:
             # The embedded server starts only when there is something to predict (see predict()).
@@ -151,7 +153,9 @@ class LLMPredictor:
         )
 
     def use_run_dir(self, out_dir: Path) -> None:
-        """The embedded server, if any, logs to ``<out_dir>/llama-server.log`` (called by the runner)."""
+        """The embedded server, if any, logs to ``<out_dir>/llama-server.log``, and every request is
+        logged to ``<out_dir>/samples.jsonl`` (:mod:`admitdx.systems.sample_log`); called by the runner."""
+        self.samples = SampleLog(Path(out_dir) / SAMPLES_FILE)
         if self.local is not None:
             self.local.log_path = Path(out_dir) / LOG_NAME
 
@@ -259,8 +263,12 @@ class LLMPredictor:
         if self.local is not None and todo:
             self.local.start()
         try:
-            for i, completion in self.client.map(self.request(inst) for inst in todo):
-                yield self.to_prediction(todo[i], completion)
+            requests = [self.request(inst) for inst in todo]
+            for i, completion in self.client.map(iter(requests)):
+                prediction = self.to_prediction(todo[i], completion)
+                if self.samples is not None:
+                    self.samples.write(requests[i], completion, prediction)
+                yield prediction
         finally:
             stats = self.client.stats
             self.fit_summary = {
