@@ -5,7 +5,11 @@ Writes into ``out_dir``:
 - ``audit.jsonl`` — one line per (instance, reference): the verdict, its quote, the rule or the
   raw LLM answer, any parse error; appended as each finishes, so a killed audit resumes;
 - ``instances.jsonl`` + ``instances.parquet`` — the input dataset with ``evidence_class`` and
-  ``evidence_quote`` filled (written once every pair is audited);
+  ``evidence_quote`` filled (written once every pair is audited), and ``meta["retained"]`` on every
+  instance: True when at least one of its labels is supported or partially supported. EarlyDx's
+  benchmark set (§4.1: "120,789 of the 154,834 admitted ED encounters with at least one supported
+  or partially supported label") is the retained encounters; training and scoring leave the others
+  out by default (``admitdx.systems.labels.benchmark_set``);
 - the input dataset's other files (``split.csv``, ``coverage.csv``) copied unchanged;
 - ``agreement.json`` — when a synthetic root is given, agreement with its ``_truth/``;
 - ``manifest.json`` — the input dataset's hash and the auditor's identity (rule hashes, or
@@ -22,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from admitdx.auditing.agreement import agreement
@@ -34,6 +39,9 @@ from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter
 from admitdx.tasks.registry import get_task
 
 AUDIT_FILE = "audit.jsonl"
+#: The meta field that marks an encounter of the benchmark set (§4.1), and the classes that keep one.
+RETAINED = "retained"
+RETAINED_CLASSES = ("supported", "partial")
 AGREEMENT_FILE = "agreement.json"
 
 
@@ -78,8 +86,11 @@ def audit_dataset(
     audited = [_apply(inst, verdicts) for inst in instances]
     _write_dataset(dataset_dir, out_dir, audited)
     classes = Counter(str(r["evidence_class"]) for r in verdicts.values())
+    retained = sum(1 for inst in audited if inst.meta[RETAINED])
     outputs: dict[str, Any] = {
         "instances": len(audited),
+        "retained_instances": retained,
+        "unsupported_only_instances": len(audited) - retained,
         "references": len(pairs),
         "evidence_class": {k: classes[k] for k in ("supported", "partial", "unsupported")},
         "unparseable": classes["None"],
@@ -99,7 +110,18 @@ def _apply(inst: Instance, verdicts: dict[tuple[str, int], dict[str, Any]]) -> I
         refs.append(
             dataclasses.replace(ref, evidence_class=v["evidence_class"], evidence_quote=v["quote"] or None)
         )
-    return dataclasses.replace(inst, references=refs)
+    retained = any(r.evidence_class in RETAINED_CLASSES for r in refs)
+    return dataclasses.replace(inst, references=refs, meta={**inst.meta, RETAINED: retained})
+
+
+def _with_retained(schema: pa.Schema) -> pa.Schema:
+    """The input's schema with ``meta.retained`` (bool) added when it lacks it."""
+    index = schema.get_field_index("meta")
+    meta = schema.field(index).type
+    if meta.get_field_index(RETAINED) >= 0:
+        return schema
+    fields = [meta.field(i) for i in range(meta.num_fields)] + [pa.field(RETAINED, pa.bool_())]
+    return schema.set(index, pa.field("meta", pa.struct(fields)))
 
 
 def _write_dataset(dataset_dir: Path, out_dir: Path, instances: list[Instance]) -> None:
@@ -108,7 +130,7 @@ def _write_dataset(dataset_dir: Path, out_dir: Path, instances: list[Instance]) 
     records = [inst.to_dict() for inst in instances]
     parquet = dataset_dir / PARQUET_FILE
     schema = pq.read_schema(parquet) if parquet.exists() else get_task(instances[0].task).schema
-    writer = InstanceWriter(out_dir, schema)
+    writer = InstanceWriter(out_dir, _with_retained(schema))
     try:
         for record in records:
             writer.write(record)

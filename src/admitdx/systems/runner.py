@@ -17,6 +17,8 @@ Predictions are filed under the run's system name (the ``--system`` / config nam
 system object calls itself. Two optional hooks let a system add to the manifest:
 ``manifest_inputs() -> dict`` (e.g. prompt-template hashes; part of the resume check) and a
 ``fit_summary`` dict attribute (e.g. how many rare labels were set aside; recorded as output).
+Every system learns from ``training_view(train, train_labels)``: the retained encounters and their
+supported and partial labels (EarlyDx §4.1) unless ``--set train_labels=all``.
 A system factory that declares an ``allow_hosts`` parameter receives the config's allow-list,
 and a system with a ``use_run_dir(path)`` method is told the output directory (the LLM predictor
 writes its local server's log there).
@@ -45,8 +47,12 @@ from admitdx.provenance import dataset_fingerprints
 from admitdx.runs import check_resumable, exclusive, read_manifest, write_manifest
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
+from admitdx.systems.labels import training_view
 from admitdx.tasks.registry import get_task
 from admitdx.tasks.spec import TaskSpec
+
+#: A runner option of every system: what it learns from (``systems.labels.training_view``).
+TRAIN_LABELS_OPTION = "train_labels"
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ class RunSummary:
 def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: TaskSpec) -> System:
     factory = registered()[choice.kind].factory
     signature = inspect.signature(factory)
-    options = dict(choice.options)
+    options = {k: v for k, v in choice.options.items() if k != TRAIN_LABELS_OPTION}
     if "allow_hosts" in signature.parameters:
         options["allow_hosts"] = allow_hosts
     if "task" in signature.parameters:
@@ -168,6 +174,7 @@ def _run_predictions(
     allow_hosts = allow_hosts or []
     task, train, test, fingerprints = split_dataset(dataset_dir, split, train_split, limit)
     system = build_system(choice, allow_hosts, task)
+    learn = training_view(train, str(choice.options.get(TRAIN_LABELS_OPTION, "retained")))
     execution = getattr(system, "execution_options", frozenset())
     answering = {k: v for k, v in choice.options.items() if k not in execution}
     if hasattr(system, "use_run_dir"):
@@ -183,7 +190,10 @@ def _run_predictions(
     if hasattr(system, "manifest_inputs"):
         inputs["system_inputs"] = system.manifest_inputs()
     path = out_dir / PREDICTIONS_FILE
-    if not check_resumable(out_dir, inputs) and path.exists():
+    # --limit says how far to go, not what is answered: a trial with --limit 20 is extended by a
+    # rerun with a larger or no limit (it appends), so the previous limit is not compared
+    previous_limit = ((read_manifest(out_dir) or {}).get("inputs") or {}).get("limit", limit)
+    if not check_resumable(out_dir, {**inputs, "limit": previous_limit}) and path.exists():
         raise UsageError(
             f"{out_dir} holds predictions without a manifest: their inputs are unknown",
             hint="choose a new --out directory, or delete the old one to start over",
@@ -195,9 +205,9 @@ def _run_predictions(
     console = Console(stderr=True, quiet=not show_progress)
     predicted = 0
     if remaining:
-        with console.status(f"fitting {choice.name} on {len(train)} {train_split} instances"):
+        with console.status(f"fitting {choice.name} on {len(learn)} {train_split} instances"):
             started = time.perf_counter()
-            system.fit(train)
+            system.fit(learn)
             fit_s = time.perf_counter() - started
         console.print(
             f"fitted {choice.name} in {fit_s:.1f} s; predicting {len(remaining)} instances"
