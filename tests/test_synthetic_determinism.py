@@ -29,7 +29,8 @@ def test_same_seed_same_bytes_different_seed_different(tmp_path: Path) -> None:
     b = _digests(generate_synthetic(tmp_path / "b", patients=40, seed=11).root)
     c = _digests(generate_synthetic(tmp_path / "c", patients=40, seed=12).root)
     assert a == b
-    assert len(a) == 25  # 23 tables + _truth/encounters.jsonl.gz + _truth/meta.json
+    # 24 tables (with icu/icustays) + _truth/encounters.jsonl.gz, discharge_sections.jsonl.gz, meta.json
+    assert len(a) == 27
     assert a["hosp/patients.csv.gz"] != c["hosp/patients.csv.gz"]
     assert (
         a["hosp/d_labitems.csv.gz"] == c["hosp/d_labitems.csv.gz"]

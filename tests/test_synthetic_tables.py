@@ -36,8 +36,8 @@ def test_headers_equal_the_real_demo(synthetic_root: Path, demo_dir: Path) -> No
             continue
         assert _header(synthetic_root / rel) == _header(demo), rel
         compared.append(rel)
-    # hosp 8 + ed 6 + ecg/record_list: every table the demo shares with us
-    assert len(compared) == 15, compared
+    # hosp 8 + ed 6 + ecg/record_list + icu/icustays: every table the demo shares with us
+    assert len(compared) == 16, compared
 
 
 def test_data_check_accepts_every_module(synthetic_root: Path) -> None:
@@ -50,7 +50,7 @@ def test_data_check_accepts_every_module(synthetic_root: Path) -> None:
         "note": "present",
         "ecg": "present",
         "echo": "present",
-        "icu": "absent",
+        "icu": "present",  # icustays only (CliniBench's icu module)
     }
 
 

@@ -3,13 +3,15 @@ discharge summary that later encounters read as prior history."""
 
 from __future__ import annotations
 
+import random
 import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from admitdx.synthetic import ids
+from admitdx.synthetic.clinibench import EXTRA, admission_rng, extra_codes, icu_stay
 from admitdx.synthetic.condition import long_title
-from admitdx.synthetic.notes import discharge_text
+from admitdx.synthetic.notes import discharge_sections
 from admitdx.synthetic.patient import Patient, PriorAdmission, minutes, weighted
 from admitdx.synthetic.vocab import ADMIT_UNITS, SERVICE_NAME
 
@@ -71,7 +73,12 @@ def write_admission(p: Patient, req: AdmissionRequest) -> datetime:
         ),
     )
     _transfers(p, req, dischtime)
-    billed = _bill(p, req)
+    # CliniBench's additions draw from the admission's own generator, never from p.rng
+    extra = admission_rng(p, req.hadm_id)
+    icu = icu_stay(
+        p, extra, req.hadm_id, req.unit, req.ed_stay[2] if req.ed_stay else req.admittime, dischtime
+    )
+    billed = _bill(p, req, extra, icu)
     note_id = _discharge_note(p, req, dischtime, location, billed)
     pmh = [(c.key, c.pmh) for c in p.comorbidities]
     p.admissions.append(PriorAdmission(req.hadm_id, req.admittime, billed, pmh, note_id))
@@ -105,13 +112,17 @@ def _transfers(p: Patient, req: AdmissionRequest, dischtime: datetime) -> None:
     p.sink.add("hosp.transfers", (p.subject_id, req.hadm_id, tid, "discharge", None, dischtime, None))
 
 
-def _bill(p: Patient, req: AdmissionRequest) -> list[tuple[str, str, int, str]]:
-    """Billed codes: the encounter's diagnoses first, then every chronic condition and its status code."""
+def _bill(
+    p: Patient, req: AdmissionRequest, rng: random.Random, icu: bool
+) -> list[tuple[str, str, int, str]]:
+    """Billed codes: the encounter's diagnoses first, then every chronic condition and its status
+    code, then secondary codes up to CliniBench's codes per note (``synthetic.clinibench``)."""
     codes = list(req.billed)
     for c in p.comorbidities:
         codes.append((c.key, c.icd10 if req.version == 10 else c.icd9))
         if c.status:
             codes.append((c.key + "_status", c.status[0] if req.version == 10 else c.status[1]))
+    codes += [(EXTRA, code) for code in extra_codes(rng, req.version, icu, [code for _, code in codes])]
     billed: list[tuple[str, str, int, str]] = []
     seen: set[str] = set()
     for key, code in codes:
@@ -133,7 +144,12 @@ def _discharge_note(
     seq = p.next("DS") + 1
     note_id = f"{p.subject_id}-DS-{seq}"
     comorbid_keys = {c.key for c in p.comorbidities}
-    acute = [title for key, _, _, title in billed if key not in comorbid_keys and not key.endswith("_status")]
+    acute = [
+        title
+        for key, _, _, title in billed
+        if key not in comorbid_keys and not key.endswith("_status") and key != EXTRA
+    ]
+    coded = [title for key, _, _, title in billed if key == EXTRA]
     chronic = [title for key, _, _, title in billed if key in comorbid_keys]
     age = p.age_at(req.admittime)
     sex = "male" if p.gender == "M" else "female"
@@ -143,7 +159,7 @@ def _discharge_note(
         f"{', '.join(pmh) if pmh else 'no significant past medical history'} who presents with "
         f"{req.chief_complaint.lower()}."
     )
-    text = discharge_text(
+    text, sections = discharge_sections(
         sex=p.gender,
         service=SERVICE_NAME[req.unit],
         chief_complaint=req.chief_complaint,
@@ -155,7 +171,7 @@ def _discharge_note(
         discharge_meds=[m.split(" [")[0] for m in p.home_meds],
         disposition=NOTE_DISPOSITION.get(location, "Extended Care"),
         primary=acute[:3] or ["Observation"],
-        secondary=chronic,
+        secondary=chronic + coded,
     )
     charttime = dischtime.replace(hour=0, minute=0, second=0)
     stored = dischtime + timedelta(hours=p.rng.uniform(2, 60))
@@ -164,4 +180,5 @@ def _discharge_note(
         (note_id, p.subject_id, req.hadm_id, "DS", seq, charttime, stored.replace(microsecond=0), text),
     )
     p.sink.add("note.discharge_detail", (note_id, p.subject_id, "author", "___", 1))
+    p.sink.note_truth.append({"note_id": note_id, "hadm_id": req.hadm_id, "sections": sections})
     return note_id

@@ -19,6 +19,7 @@ from typing import Any
 from admitdx.synthetic.calibration import Knobs
 from admitdx.synthetic.tables import PER_PATIENT
 from admitdx.synthetic.timeline import generate_patient
+from admitdx.synthetic.truth import ENCOUNTERS_FILE, NOTES_FILE
 
 
 class Sink:
@@ -27,6 +28,7 @@ class Sink:
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
         self.truth: list[dict[str, Any]] = []
+        self.note_truth: list[dict[str, Any]] = []  # discharge-note sections (truth.NOTES_FILE)
 
     def add(self, table: str, row: tuple[Any, ...]) -> None:
         self.rows[table].append(row)
@@ -45,14 +47,27 @@ def csv_bytes(rows: list[tuple[Any, ...]], header: tuple[str, ...] | None = None
     return buf.getvalue().encode("utf-8")
 
 
-def run_chunk(args: tuple[int, int, int, Knobs, int]) -> tuple[dict[str, bytes], bytes, dict[str, int]]:
-    """(first patient index, count, seed, knobs, gzip level) → (gzip member per table, truth member, rows)."""
+def _jsonl_member(records: list[dict[str, Any]], level: int) -> bytes:
+    return compress(
+        "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8"), level
+    )
+
+
+def run_chunk(
+    args: tuple[int, int, int, Knobs, int],
+) -> tuple[dict[str, bytes], dict[str, bytes], dict[str, int]]:
+    """(first patient index, count, seed, knobs, gzip level) → (gzip member per table, gzip member
+    per truth file, rows)."""
     start, count, seed, knobs, level = args
     sink = Sink()
     for index in range(start, start + count):
         generate_patient(index, seed, sink, knobs)
     members = {t: compress(csv_bytes(sink.rows[t]), level) for t in PER_PATIENT}
-    truth = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in sink.truth)
+    truth = {
+        ENCOUNTERS_FILE: _jsonl_member(sink.truth, level),
+        NOTES_FILE: _jsonl_member(sink.note_truth, level),
+    }
     counts = {t: len(sink.rows[t]) for t in PER_PATIENT}
     counts["_truth.encounters"] = len(sink.truth)
-    return members, compress(truth.encode("utf-8"), level), counts
+    counts["_truth.discharge_sections"] = len(sink.note_truth)
+    return members, truth, counts

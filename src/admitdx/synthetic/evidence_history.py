@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from admitdx.synthetic.clinibench import EXTRA
 from admitdx.synthetic.condition import Condition
 from admitdx.synthetic.patient import Patient
 
@@ -19,8 +20,9 @@ def place_prior_history(p: Patient, conds: list[Condition], t0: datetime) -> boo
     stays = [s for s in p.ed_stays if s.intime < t0]
     for c in conds:
         for adm in admissions:
-            for key, _code, _version, title in adm.billed:
-                if key == c.key:
+            for key, code, version, title in adm.billed:
+                # a secondary code CliniBench's calibration added names the condition all the same
+                if key == c.key or (key == EXTRA and (code, version) == (c.code, c.version)):
                     c.place(
                         "prior_history",
                         "hosp.diagnoses_icd",

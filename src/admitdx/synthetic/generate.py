@@ -23,15 +23,14 @@ from admitdx.errors import UsageError
 from admitdx.synthetic import ids
 from admitdx.synthetic.calibration import Knobs
 from admitdx.synthetic.chunk import compress, csv_bytes, run_chunk
-from admitdx.synthetic.comorbidities import COMORBIDITIES
 from admitdx.synthetic.condition import ed_title, long_title
-from admitdx.synthetic.scenarios import GENERIC_CODES, SCENARIOS
+from admitdx.synthetic.library import library_codes
 from admitdx.synthetic.tables import FILES, PER_PATIENT, header
-from admitdx.synthetic.truth import ENCOUNTERS_FILE, META_FILE, TRUTH_DIR
+from admitdx.synthetic.truth import META_FILE, TRUTH_DIR, TRUTH_FILES
 from admitdx.synthetic.vocab import LABS, TEXT_LABS
 
 CHUNK_SIZE = 250  # patients per gzip member; part of the output's identity (recorded in meta.json)
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: icu/icustays, CliniBench codes per admission, discharge-note section truth
 
 
 @dataclass
@@ -45,20 +44,6 @@ class SynthSummary:
     @property
     def total_rows(self) -> int:
         return sum(v for k, v in self.rows.items() if not k.startswith("_"))
-
-
-def library_codes() -> list[tuple[str, int]]:
-    """Every (code, version) the scenario and comorbidity libraries can write, sorted."""
-    pairs: set[tuple[str, str]] = set(GENERIC_CODES)
-    for sc in SCENARIOS:
-        pairs.update((d.icd10, d.icd9) for d in (sc.primary, *sc.secondary))
-        pairs.update(sc.symptoms)
-        pairs.update(sc.external)
-    for c in COMORBIDITIES:
-        pairs.add((c.icd10, c.icd9))
-        if c.status:
-            pairs.add(c.status)
-    return sorted({(a, 10) for a, _ in pairs} | {(b, 9) for _, b in pairs}, key=lambda x: (x[1], x[0]))
 
 
 def _dictionary_rows() -> dict[str, list[tuple[object, ...]]]:
@@ -112,37 +97,39 @@ def generate_synthetic(
         workers = 1 if patients < 2000 else min(2, os.cpu_count() or 1)
     started = time.perf_counter()
     tmp = {t: out / (FILES[t] + ".part") for t in FILES}
-    truth_path = out / TRUTH_DIR / ENCOUNTERS_FILE
-    for path in [*tmp.values(), truth_path]:
+    truth_paths = {name: out / TRUTH_DIR / name for name in TRUTH_FILES}
+    for path in [*tmp.values(), *truth_paths.values()]:
         path.parent.mkdir(parents=True, exist_ok=True)
     rows: dict[str, int] = {}
     for table, table_rows in _dictionary_rows().items():
         tmp[table].write_bytes(compress(csv_bytes(table_rows, header(table)), compresslevel))
         rows[table] = len(table_rows)
     handles = {t: tmp[t].open("wb") for t in PER_PATIENT}
-    truth_tmp = truth_path.with_name(truth_path.name + ".part")
+    truth_tmp = {name: path.with_name(path.name + ".part") for name, path in truth_paths.items()}
+    truth_handles = {name: path.open("wb") for name, path in truth_tmp.items()}
     try:
-        with truth_tmp.open("wb") as truth:
+        for t in PER_PATIENT:
+            handles[t].write(compress(csv_bytes([], header(t)), compresslevel))
+        done = 0
+        for members, truth_members, counts in _results(
+            _chunks(patients, seed, knobs, compresslevel), workers
+        ):
             for t in PER_PATIENT:
-                handles[t].write(compress(csv_bytes([], header(t)), compresslevel))
-            done = 0
-            for members, truth_member, counts in _results(
-                _chunks(patients, seed, knobs, compresslevel), workers
-            ):
-                for t in PER_PATIENT:
-                    handles[t].write(members[t])
-                truth.write(truth_member)
-                for name, n in counts.items():
-                    rows[name] = rows.get(name, 0) + n
-                done = min(patients, done + CHUNK_SIZE)
-                if progress:
-                    progress(done, patients)
+                handles[t].write(members[t])
+            for name, member in truth_members.items():
+                truth_handles[name].write(member)
+            for name, n in counts.items():
+                rows[name] = rows.get(name, 0) + n
+            done = min(patients, done + CHUNK_SIZE)
+            if progress:
+                progress(done, patients)
     finally:
-        for h in handles.values():
+        for h in [*handles.values(), *truth_handles.values()]:
             h.close()
     for t, path in tmp.items():
         path.replace(out / FILES[t])
-    truth_tmp.replace(truth_path)
+    for name, path in truth_tmp.items():
+        path.replace(truth_paths[name])
     meta = {
         "generator": "admitdx.synthetic",
         "generator_version": GENERATOR_VERSION,

@@ -79,7 +79,23 @@ def radiology_text(exam: str, indication: str, finding: str | None, impression: 
     )
 
 
-def discharge_text(
+#: Sections of a synthetic discharge summary that were learnt during the stay or decided at
+#: discharge (CliniBench §3.1 leakage); each names the discharge diagnoses, so a leak is detectable.
+LEAKAGE_SECTIONS = (
+    "physical_exam_discharge",
+    "pertinent_results",
+    "brief_hospital_course",
+    "discharge_medications",
+    "discharge_disposition",
+    "facility",
+    "discharge_diagnosis",
+    "discharge_condition",
+    "discharge_instructions",
+    "followup_instructions",
+)
+
+
+def discharge_sections(
     *,
     sex: str,
     service: str,
@@ -93,39 +109,74 @@ def discharge_text(
     disposition: str,
     primary: list[str],
     secondary: list[str],
-) -> str:
-    """A discharge summary with MIMIC's header lines and sections, in their order."""
+) -> tuple[str, dict[str, str]]:
+    """A discharge summary with MIMIC's header lines and sections, in their order, and the body of
+    each section by name (the ``_truth/discharge_sections`` record).
+
+    Every section CliniBench names is present. The leakage sections name the discharge diagnoses
+    (``primary`` and ``secondary``); the admission-time ones do not (beyond what the chief
+    complaint, history and medications say anyway).
+    """
+    main = primary[0] if primary else "Observation"
+    named = "; ".join([*primary, *secondary]) or main
     pmh_text = "\n".join(f"- {p}" for p in pmh) if pmh else "None"
     meds_in = "\n".join(f"{i}. {m}" for i, m in enumerate(admission_meds, 1)) or "None"
     meds_out = "\n".join(f"{i}. {m}" for i, m in enumerate(discharge_meds, 1)) or "None"
-    return (
+    body = {
+        "allergies": "No Known Allergies / Adverse Drug Reactions",
+        "chief_complaint": chief_complaint,
+        "major_surgical_or_invasive_procedure": "None",
+        "history_of_present_illness": hpi,
+        "past_medical_history": pmh_text,
+        "social_history": "___",
+        "family_history": "Non-contributory.",
+        "physical_exam_admission": "GENERAL: NAD, AOx3\nHEENT: MMM\nCV: RRR\nLUNGS: CTAB\nABD: soft, NT/ND",
+        "physical_exam_discharge": (
+            f"GENERAL: comfortable, findings of {main} resolving\nCV: RRR\nLUNGS: CTAB"
+        ),
+        "pertinent_results": f"{results}\nIMPRESSION: findings consistent with {main}.",
+        "brief_hospital_course": "\n".join([*course, f"Discharge diagnoses were {named}."]),
+        "medications_on_admission": meds_in,
+        "discharge_medications": f"{meds_out}\n(regimen adjusted for {main})",
+        "discharge_disposition": disposition,
+        "facility": f"___ (aftercare for {main})",
+        "discharge_diagnosis": "Primary:\n"
+        + "\n".join(primary)
+        + "\n\nSecondary:\n"
+        + ("\n".join(secondary) or "None"),
+        "discharge_condition": (
+            "Mental Status: Clear and coherent.\nLevel of Consciousness: Alert and interactive.\n"
+            f"Activity Status: Ambulatory - Independent.\nStable after treatment of {main}."
+        ),
+        "discharge_instructions": (
+            f"Dear ___,\nYou were admitted to ___ for {main}. Please take your medications as prescribed."
+        ),
+        "followup_instructions": f"___\nFollow up with your doctor about {named}.",
+    }
+    text = (
         " \nName:  ___                     Unit No:   ___\n \n"
         "Admission Date:  ___              Discharge Date:   ___\n \n"
         f"Date of Birth:  ___             Sex:   {sex}\n \n"
         f"Service: {service}\n \n"
-        "Allergies: \nNo Known Allergies / Adverse Drug Reactions\n \n"
+        f"Allergies: \n{body['allergies']}\n \n"
         "Attending: ___.\n \n"
-        f"Chief Complaint:\n{chief_complaint}\n \n"
-        "Major Surgical or Invasive Procedure:\nNone\n \n"
-        f"History of Present Illness:\n{hpi}\n \n"
-        f"Past Medical History:\n{pmh_text}\n \n"
-        "Social History:\n___\n"
-        "Family History:\nNon-contributory.\n \n"
-        "Physical Exam:\nADMISSION PHYSICAL EXAM:\nGENERAL: NAD, AOx3\nHEENT: MMM\nCV: RRR\n"
-        "LUNGS: CTAB\nABD: soft, NT/ND\n \n"
-        f"Pertinent Results:\n{results}\n \n"
-        "Brief Hospital Course:\n" + "\n".join(course) + "\n \n"
-        f"Medications on Admission:\n{meds_in}\n \n"
-        f"Discharge Medications:\n{meds_out}\n \n"
-        f"Discharge Disposition:\n{disposition}\n \n"
-        "Discharge Diagnosis:\nPrimary:\n"
-        + "\n".join(primary)
-        + "\n\nSecondary:\n"
-        + ("\n".join(secondary) or "None")
-        + "\n \n"
-        "Discharge Condition:\nMental Status: Clear and coherent.\n"
-        "Level of Consciousness: Alert and interactive.\nActivity Status: Ambulatory - Independent.\n \n"
-        "Discharge Instructions:\nDear ___,\nYou were admitted to ___. Please take your medications as "
-        "prescribed.\n \n"
-        "Followup Instructions:\n___\n"
+        f"Chief Complaint:\n{body['chief_complaint']}\n \n"
+        f"Major Surgical or Invasive Procedure:\n{body['major_surgical_or_invasive_procedure']}\n \n"
+        f"History of Present Illness:\n{body['history_of_present_illness']}\n \n"
+        f"Past Medical History:\n{body['past_medical_history']}\n \n"
+        f"Social History:\n{body['social_history']}\n"
+        f"Family History:\n{body['family_history']}\n \n"
+        f"Physical Exam:\nADMISSION PHYSICAL EXAM:\n{body['physical_exam_admission']}\n \n"
+        f"DISCHARGE PHYSICAL EXAM:\n{body['physical_exam_discharge']}\n \n"
+        f"Pertinent Results:\n{body['pertinent_results']}\n \n"
+        f"Brief Hospital Course:\n{body['brief_hospital_course']}\n \n"
+        f"Medications on Admission:\n{body['medications_on_admission']}\n \n"
+        f"Discharge Medications:\n{body['discharge_medications']}\n \n"
+        f"Discharge Disposition:\n{body['discharge_disposition']}\n \n"
+        f"Facility:\n{body['facility']}\n \n"
+        f"Discharge Diagnosis:\n{body['discharge_diagnosis']}\n \n"
+        f"Discharge Condition:\n{body['discharge_condition']}\n \n"
+        f"Discharge Instructions:\n{body['discharge_instructions']}\n \n"
+        f"Followup Instructions:\n{body['followup_instructions']}\n"
     )
+    return text, body

@@ -71,6 +71,7 @@ class Patient:
     admissions: list[PriorAdmission] = field(default_factory=list)
     ed_stays: list[PriorEdStay] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
+    seed: int = 0  # the root's seed (per-admission generators of synthetic.clinibench derive from it)
 
     def next(self, kind: str) -> int:
         """The next free slot of an identifier kind (hadm, stay, ecg, echo, lab, specimen, DS, RR)."""
@@ -114,6 +115,7 @@ def new_patient(index: int, seed: int, sink: Any, knobs: Knobs) -> Patient:
         marital=weighted(rng, MARITAL),
         comorbidities=comorbidities,
         home_meds=list(dict.fromkeys(meds)),
+        seed=seed,
     )
 
 

@@ -34,6 +34,7 @@ FILES: dict[str, str] = {
     "echo.echo_study_list": "echo/echo-study-list.csv.gz",
     "echo.echo_record_list": "echo/echo-record-list.csv.gz",
     "echo.structured_measurement": "echo/structured-measurement.csv.gz",
+    "icu.icustays": "icu/icustays.csv.gz",
 }
 # Dictionaries written once by the parent process; every other table is written per patient chunk.
 DICTIONARIES = ("hosp.d_icd_diagnoses", "hosp.d_labitems")

@@ -9,7 +9,14 @@ for a MIMIC module.
 Layout::
 
     <root>/_truth/encounters.jsonl.gz   one JSON object per ED stay (gzip, concatenated members)
+    <root>/_truth/discharge_sections.jsonl.gz   one JSON object per discharge note: which text
+                                        belongs to which section (CliniBench's leakage checks)
     <root>/_truth/meta.json             generator version, seed, patient count, row counts per table
+
+``discharge_sections.jsonl.gz`` — ``{"note_id": "10234567-DS-1", "hadm_id": 21234567, "sections":
+{"chief_complaint": "...", "physical_exam_admission": "...", "physical_exam_discharge": "...",
+"brief_hospital_course": "...", ...}}``; the names are CliniBench's (``synthetic.notes``), the
+leakage ones listed in ``synthetic.notes.LEAKAGE_SECTIONS``.
 
 ``encounters.jsonl.gz`` — one line per ED stay, in subject order then time order::
 
@@ -85,6 +92,8 @@ from typing import Any, Literal
 
 TRUTH_DIR = "_truth"
 ENCOUNTERS_FILE = "encounters.jsonl.gz"
+NOTES_FILE = "discharge_sections.jsonl.gz"
+TRUTH_FILES = (ENCOUNTERS_FILE, NOTES_FILE)
 META_FILE = "meta.json"
 
 SECTIONS = (
@@ -127,6 +136,22 @@ def read_truth(root: Path) -> Iterator[dict[str, Any]]:
 def read_truth_meta(root: Path) -> dict[str, Any]:
     """The generator's ``meta.json`` (version, seed, patients, row counts per table)."""
     return json.loads((truth_dir(root) / META_FILE).read_text(encoding="utf-8"))
+
+
+def read_note_sections(root: Path) -> Iterator[dict[str, Any]]:
+    """Yield the discharge-note section records of a synthetic root (``discharge_sections.jsonl.gz``)."""
+    path = truth_dir(root) / NOTES_FILE
+    if not path.exists():
+        from admitdx.errors import InputError
+
+        raise InputError(
+            f"{root} has no {TRUTH_DIR}/{NOTES_FILE}",
+            hint="regenerate the root with this version of `admitdx data synth`",
+        )
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
 
 
 def truth_by_stay(root: Path) -> dict[int, dict[str, Any]]:
