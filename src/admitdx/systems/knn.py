@@ -11,6 +11,11 @@ nearest neighbour carrying them wrote them.
 Ranking: more votes first; among equal votes, the label whose best-ranked neighbour is nearer
 first; then the label's position within that neighbour's references. The score is the vote share
 (votes / neighbours retrieved).
+
+Code-aware: on a diagnosis task scored without a matcher (CliniBench: the suite reads
+``PredictionItem.code``), labels vote by their code, and each item carries the code with its
+title as text; elsewhere (EarlyDx, judged on text) they vote by title as above. ``by`` forces
+either.
 """
 
 from __future__ import annotations
@@ -18,17 +23,34 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from admitdx.contracts import Instance, Prediction, PredictionItem
+from admitdx.errors import UsageError
 from admitdx.retrieval import Hit, make_retriever
 from admitdx.systems import register
 from admitdx.systems.labels import instance_labels
+from admitdx.tasks.spec import TaskSpec
+
+
+def scores_codes(task: TaskSpec | None) -> bool:
+    """A diagnosis task scored without a matcher is scored on the codes a system assigns."""
+    return task is not None and task.answer == "diagnoses" and task.matcher is None
+
+
+def instance_codes(instance: Instance) -> dict[str, str]:
+    """An instance's distinct coded labels in reference order, code -> its title."""
+    labels: dict[str, str] = {}
+    for r in instance.references:
+        if r.code:
+            labels.setdefault(r.code, r.text)
+    return labels
 
 
 class RetrievalKNN:
     """``retriever``: ``bm25``, ``dense`` or ``random``; ``retriever_options`` go to it
-    (e.g. ``{model: /path/to/encoder}`` for dense)."""
+    (e.g. ``{model: /path/to/encoder}`` for dense); ``by``: vote by ``code`` or ``text``
+    (``auto``: codes when the task is scored on codes)."""
 
     def __init__(
         self,
@@ -38,7 +60,12 @@ class RetrievalKNN:
         max_labels: int | None = None,
         batch_size: int = 256,
         retriever_options: dict[str, Any] | None = None,
+        by: Literal["auto", "code", "text"] = "auto",
+        task: TaskSpec | None = None,
     ) -> None:
+        if by not in ("auto", "code", "text"):
+            raise UsageError(f"knn: by must be auto, code or text, got {by!r}")
+        self.by_code = by == "code" or (by == "auto" and scores_codes(task))
         self.name = f"knn-{retriever}"
         self.neighbours = neighbours
         self.max_labels = max_labels
@@ -49,7 +76,8 @@ class RetrievalKNN:
 
     def fit(self, train: list[Instance]) -> None:
         self.retriever.fit([inst.text for inst in train])
-        self._train_labels = [instance_labels(inst) for inst in train]
+        read = instance_codes if self.by_code else instance_labels
+        self._train_labels = [read(inst) for inst in train]
         self._train_ids = [inst.id for inst in train]
 
     def vote(self, hits: list[Hit]) -> list[PredictionItem]:
@@ -63,7 +91,10 @@ class RetrievalKNN:
                 if key not in first_seen:
                     first_seen[key], text[key] = (rank, position), label
         ranked = sorted(votes, key=lambda key: (-votes[key], first_seen[key]))[: self.max_labels]
-        return [PredictionItem(text[key], score=votes[key] / len(hits)) for key in ranked]
+        return [
+            PredictionItem(text[key], score=votes[key] / len(hits), code=key if self.by_code else None)
+            for key in ranked
+        ]
 
     def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:
         batch: list[Instance] = []

@@ -1,0 +1,242 @@
+"""``admitdx build clinibench`` on synthetic MIMIC-IV: leakage, labels, split, manifest, bad input."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from admitdx.cli import app
+from admitdx.contracts import load_instances
+from admitdx.ontology import icd
+from admitdx.runs import read_manifest
+from admitdx.sources.mimic import open_mimic
+from admitdx.synthetic.notes import LEAKAGE_SECTIONS
+from admitdx.synthetic.tables import header
+from admitdx.synthetic.truth import read_note_sections
+from admitdx.tasks.clinibench import read_vocabulary
+
+VARIANTS = ("hosp-icd9", "hosp-icd10", "icu-icd9", "icu-icd10")
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    """The real command line (exit codes and messages as a user sees them), whitespace collapsed."""
+    cmd = [sys.executable, "-c", "from admitdx.cli import main; main()", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return done.returncode, " ".join((done.stdout + done.stderr).split())
+
+
+@pytest.fixture(scope="module")
+def built(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("clinibench")
+    result = _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_four_datasets_each_with_its_manifest(built: Path) -> None:
+    top = read_manifest(built)
+    assert sorted(top["outputs"]["datasets"]) == sorted(VARIANTS)
+    for name in VARIANTS:
+        manifest = read_manifest(built / name)
+        module, version = name.split("-icd")
+        assert manifest["inputs"]["params"]["module"] == module
+        assert manifest["inputs"]["params"]["icd_version"] == int(version)
+        insts = load_instances(built / name)
+        assert insts and {i.task for i in insts} == {"clinibench"}
+        assert {r.code_system for i in insts for r in i.references} == {f"ICD-{version}-CM"}
+        assert manifest["outputs"]["counts"]["notes"] == len(insts)
+
+
+def test_icu_datasets_hold_only_admissions_with_an_icu_stay(synthetic_root: Path, built: Path) -> None:
+    with open_mimic(synthetic_root) as src:
+        icu = {r[0] for r in src.con.execute("SELECT hadm_id FROM icu.icustays").fetchall()}
+    for version in (9, 10):
+        hosp = {i.hadm_id for i in load_instances(built / f"hosp-icd{version}")}
+        in_icu = {i.hadm_id for i in load_instances(built / f"icu-icd{version}")}
+        assert in_icu == hosp & icu and 0 < len(in_icu) < len(hosp)
+
+
+def test_no_leakage_section_text_reaches_any_instance(synthetic_root: Path, built: Path) -> None:
+    """Every line of every leakage section (brief hospital course, discharge diagnosis, discharge
+    exam, …) of every note is absent from the instance built from it, unless the admission-time
+    sections say it too (discharge medications repeat the home ones); the positive control below
+    shows the check can see a leak."""
+    truth = {rec["hadm_id"]: rec["sections"] for rec in read_note_sections(synthetic_root)}
+    checked = 0
+    for name in VARIANTS:
+        for inst in load_instances(built / name):
+            sections = truth[inst.hadm_id]
+            admission = " ".join(" ".join(sections[s].split()) for s in sections if s not in LEAKAGE_SECTIONS)
+            for section in LEAKAGE_SECTIONS:
+                for line in sections[section].splitlines():
+                    line = " ".join(line.split())
+                    if len(line) >= 12 and line not in admission:
+                        assert line not in inst.text, (inst.id, section, line)
+                        checked += 1
+            assert " ".join(sections["chief_complaint"].split()) in inst.text
+            assert " ".join(sections["physical_exam_admission"].split()) in inst.text
+    assert checked > 1000
+
+
+def test_leak_detector_sees_the_discharge_exam_when_not_cut(synthetic_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "whole"
+    args = ["--module", "hosp", "--icd-version", "10", "--physical-exam", "whole"]
+    assert (
+        _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out), *args).exit_code
+        == 0
+    )
+    truth = {rec["hadm_id"]: rec["sections"] for rec in read_note_sections(synthetic_root)}
+    inst = load_instances(out)[0]
+    first = truth[inst.hadm_id]["physical_exam_discharge"].splitlines()[0]
+    assert first in inst.text
+
+
+def test_labels_are_rolled_up_deduplicated_main_first(synthetic_root: Path, built: Path) -> None:
+    with open_mimic(synthetic_root) as src:
+        rows = src.con.execute(
+            "SELECT hadm_id, seq_num, icd_code, icd_version FROM hosp.diagnoses_icd"
+        ).fetchall()
+    billed: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+    for hadm, seq, code, version in rows:
+        billed[hadm].append((seq, code, version))
+    for name in ("hosp-icd9", "hosp-icd10"):
+        vocabulary = set(read_vocabulary(built / name))
+        for inst in load_instances(built / name):
+            codes = sorted(billed[inst.hadm_id])
+            expected = list(dict.fromkeys(icd.roll_up(c, v) for _, c, v in codes))
+            evaluated = [c for c in expected if c in vocabulary]
+            assert [r.code for r in inst.references] == evaluated
+            excluded = [c for c in expected if c not in vocabulary]
+            assert inst.meta["excluded_codes"] == (",".join(excluded) or None)
+            if evaluated and evaluated[0] == expected[0]:
+                assert inst.references[0].seq_num == 1
+            for r in inst.references:
+                assert r.text and r.text != r.code  # a category title
+    e_codes = [r.code for i in load_instances(built / "hosp-icd9") for r in i.references if r.code[0] == "E"]
+    assert all(len(c) == 4 for c in e_codes)
+
+
+def test_roll_up_of_icd9_e_and_v_codes() -> None:
+    """ICD-9 E codes keep 4 characters (E888 'Other and unspecified fall', not 'E88'), V codes 3."""
+    assert icd.roll_up("E8889", 9) == "E888"
+    assert icd.roll_up("V5861", 9) == "V58"
+    assert icd.roll_up("E119", 10) == "E11"
+
+
+def test_split_grouped_by_patient_and_labels_in_all_splits(built: Path) -> None:
+    for name in VARIANTS:
+        insts = load_instances(built / name)
+        split_of: dict[int, set[str]] = defaultdict(set)
+        for inst in insts:
+            split_of[inst.subject_id].add(inst.split)
+        assert all(len(s) == 1 for s in split_of.values()), name
+        assert {i.split for i in insts} == {"train", "val", "test"}
+        vocabulary = read_vocabulary(built / name)
+        per_split: dict[str, set[str]] = defaultdict(set)
+        for inst in insts:
+            per_split[inst.split].update(r.code for r in inst.references)
+        for code in vocabulary:
+            assert all(code in per_split[s] for s in ("train", "val", "test")), (name, code)
+        manifest = read_manifest(built / name)["outputs"]
+        with (built / name / "labels.csv").open(newline="") as f:
+            excluded = sorted(r["code"] for r in csv.DictReader(f) if r["evaluated"] == "0")
+        assert manifest["excluded_labels"] == excluded
+        assert manifest["counts"]["evaluated_labels"] == len(vocabulary)
+
+
+def test_manifest_reports_table_one(built: Path) -> None:
+    counts = read_manifest(built / "hosp-icd10")["outputs"]["counts"]
+    insts = load_instances(built / "hosp-icd10")
+    assert counts["notes"] == len(insts)
+    assert counts["short_codes"] == counts["evaluated_labels"] + counts["excluded_labels"]
+    assert counts["full_codes"] >= counts["short_codes"]
+    # calibrated to table 1: hosp ICD-10 12.9, icu ICD-10 18.4 codes per note
+    assert 11.0 <= counts["codes_per_note"] <= 15.0
+    assert 15.5 <= read_manifest(built / "icu-icd10")["outputs"]["counts"]["codes_per_note"] <= 21.5
+    t = counts["tertile_thresholds"]
+    assert t["head"] >= t["tail"] - 1 > 0
+    assert counts["tokens_per_note"] > 50
+
+
+def _root(tmp_path: Path, synthetic_root: Path, modules: tuple[str, ...]) -> Path:
+    root = tmp_path / "root"
+    root.mkdir()
+    for module in modules:
+        (root / module).symlink_to(synthetic_root / module, target_is_directory=True)
+    return root
+
+
+def test_missing_note_module_is_exit_2_naming_mimic_iv_note(synthetic_root: Path, tmp_path: Path) -> None:
+    root = _root(tmp_path, synthetic_root, ("hosp", "ed"))
+    code, output = _cli("build", "clinibench", "--mimic", str(root), "--out", str(tmp_path / "o"))
+    assert code == 2
+    assert "note.discharge" in output and "CliniBench needs MIMIC-IV-Note" in output
+    assert "Traceback" not in output
+
+
+def test_missing_icustays_is_exit_2_for_module_icu(synthetic_root: Path, tmp_path: Path) -> None:
+    root = _root(tmp_path, synthetic_root, ("hosp", "ed", "note"))
+    out = str(tmp_path / "o")
+    code, output = _cli("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "icu")
+    assert code == 2 and "icu/icustays" in output and "--module icu" in output and "Traceback" not in output
+    hosp = _invoke("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp")
+    assert hosp.exit_code == 0, hosp.output
+
+
+def _write(path: Path, table: str, rows: list[tuple]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header(table))
+        w.writerows(rows)
+
+
+def test_note_without_any_header_is_exit_2_naming_the_note(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    admissions = [
+        (10000001, 20000001, "2150-01-01 10:00:00", "2150-01-03 10:00:00", None, "EW EMER.", "P1",
+         "EMERGENCY ROOM", "HOME", "Medicare", "ENGLISH", "SINGLE", "WHITE", None, None, 0),
+        (10000002, 20000002, "2150-02-01 10:00:00", "2150-02-03 10:00:00", None, "EW EMER.", "P1",
+         "EMERGENCY ROOM", "HOME", "Medicare", "ENGLISH", "SINGLE", "WHITE", None, None, 0),
+    ]  # fmt: skip
+    _write(root / "hosp/admissions.csv.gz", "hosp.admissions", admissions)
+    _write(root / "hosp/patients.csv.gz", "hosp.patients", [(10000001, "F", 60, 2150, "2014 - 2016", None)])
+    _write(root / "hosp/diagnoses_icd.csv.gz", "hosp.diagnoses_icd", [(10000001, 20000001, 1, "J189", 10)])
+    notes = [
+        (
+            "10000001-DS-1",
+            10000001,
+            20000001,
+            "DS",
+            1,
+            "2150-01-03 00:00:00",
+            None,
+            "Chief Complaint:\ncough\n",
+        ),
+        ("10000002-DS-1", 10000002, 20000002, "DS", 1, "2150-02-03 00:00:00", None, "free text, no headers"),
+    ]
+    _write(root / "note/discharge.csv.gz", "note.discharge", notes)
+    code, output = _cli(
+        "build", "clinibench", "--mimic", str(root), "--out", str(tmp_path / "o"), "--module", "hosp"
+    )
+    assert code == 2, output
+    assert "10000002-DS-1" in output and "no recognisable section header" in output
+    assert "Traceback" not in output
+
+
+def test_rebuild_with_same_inputs_is_skipped(synthetic_root: Path, built: Path) -> None:
+    result = _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(built))
+    assert result.exit_code == 0 and "already holds this build" in result.output
+    assert json.loads((built / "manifest.json").read_text())["stage"] == "build clinibench"
