@@ -11,10 +11,17 @@ import sys
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer import rich_utils
 
 from admitdx import __version__
 from admitdx.cli import build, data, demo, llm, matching, predict, scoring, synth
 from admitdx.errors import AdmitdxError
+
+# Help and tables are laid out for at least HELP_WIDTH columns when the output is not a terminal
+# (pipes, logs, CI report 80), so option help is wrapped at a readable width instead of cut.
+HELP_WIDTH = 120
+if rich_utils.MAX_WIDTH is None and not sys.stdout.isatty():
+    rich_utils.MAX_WIDTH = HELP_WIDTH
 
 app = typer.Typer(
     name="admitdx",

@@ -14,6 +14,7 @@ from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
 from admitdx.matching.agreement import export_review_sample, write_agreement
+from admitdx.matching.base import Matcher
 from admitdx.matching.runner import build_tasks, run_matcher
 from admitdx.progress import progress_bar
 from admitdx.yaml_reader import load_yaml
@@ -31,20 +32,33 @@ def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
                 f"{config} must hold a mapping of matcher parameters", hint="e.g. `threshold: 0.6`"
             )
         params.update(loaded)
-    params.update(parse_key_values(pairs, "--param"))
+    params.update(parse_key_values(pairs, "--set"))
     return params
 
 
 def match(
     dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
-    predictions: Annotated[Path, typer.Option("--predictions", help="Predictions directory of one system.")],
+    predictions: Annotated[
+        list[Path],
+        typer.Option(
+            "--predictions",
+            help="Predictions directory; repeat or list several: the matcher (and its model) loads once.",
+        ),
+    ],
     matcher: Annotated[str, typer.Option("--matcher", help=f"One of: {', '.join(MATCHERS)}.")],
+    extra: Annotated[
+        list[Path] | None, typer.Argument(help="More predictions directories.", show_default=False)
+    ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="YAML mapping of matcher parameters.")
     ] = None,
     param: Annotated[
         list[str] | None,
-        typer.Option("--param", help="Matcher parameter KEY=VALUE (repeatable; overrides --config)."),
+        typer.Option(
+            "--set",
+            "--param",
+            help="Matcher parameter KEY=VALUE (repeatable; overrides --config); --param is the old name.",
+        ),
     ] = None,
     name: Annotated[
         str | None,
@@ -61,39 +75,49 @@ def match(
     """Pair each prediction with the references it names, one-to-one, into PREDICTIONS/matches/NAME.jsonl.
 
     Matchers: exact (normalised text), embedding (calibrated cosine threshold), icd (text → ICD code,
-    category or full), llm_judge (a model returns the pairs; `--param local=true` starts the bundled
-    llama.cpp server), manual (a filled-in review CSV: `--param csv=review.csv`).
+    category or full), llm_judge (a model returns the pairs; `--set local=true` starts the bundled
+    llama.cpp server), manual (a filled-in review CSV: `--set csv=review.csv`).
     Cached by content: a rerun recomputes nothing that has not changed; Ctrl-C keeps finished work.
+    Several predictions directories are matched in one call with one matcher, so an embedding model
+    or a local judge loads once.
 
-    Example: admitdx match --dataset runs/earlydx --predictions runs/pred/knn-bm25 --matcher embedding
+    Example: admitdx match --dataset runs/earlydx --predictions runs/knn runs/llm --matcher embedding
     """
     console = Console(stderr=True)
     m = create_matcher(matcher, **_params(config, param or []))
     try:
-        with progress_bar(console, transient=True) as progress:
-            bar = progress.add_task(f"matching ({m.name})", total=None)
-            if hasattr(m, "on_progress"):  # one-time steps inside a matcher (ICD titles) get their own row
-                rows: dict[str, TaskID] = {}
-
-                def step(what: str, done: int, total: int) -> None:
-                    if what not in rows:
-                        rows[what] = progress.add_task(what, total=total)
-                    progress.update(rows[what], completed=done, total=total)
-
-                m.on_progress = step
-            run = run_matcher(
-                m,
-                dataset,
-                predictions,
-                label=name,
-                on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
-                allow_label_change=allow_label_change,
-            )
+        for directory in [*predictions, *(extra or [])]:
+            _match_one(console, m, dataset, directory, name, allow_label_change)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: finished matches are kept; rerun the same command to continue")
         raise typer.Exit(130) from None
     finally:
         m.close()
+
+
+def _match_one(
+    console: Console, m: Matcher, dataset: Path, predictions: Path, name: str | None, allow_label_change: bool
+) -> None:
+    """Match one predictions directory with an already created matcher and print its summary."""
+    with progress_bar(console, transient=True) as progress:
+        bar = progress.add_task(f"matching ({m.name})", total=None)
+        if hasattr(m, "on_progress"):  # one-time steps inside a matcher (ICD titles) get their own row
+            rows: dict[str, TaskID] = {}
+
+            def step(what: str, done: int, total: int) -> None:
+                if what not in rows:
+                    rows[what] = progress.add_task(what, total=total)
+                progress.update(rows[what], completed=done, total=total)
+
+            m.on_progress = step
+        run = run_matcher(
+            m,
+            dataset,
+            predictions,
+            label=name,
+            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            allow_label_change=allow_label_change,
+        )
     extra = {
         k: v for k, v in run.summary.items() if k in ("unmapped_share", "judge_errors", "parse_failures")
     }
@@ -121,7 +145,7 @@ def agree(
     """Agreement of two matchers: matched counts equal / within one, Pearson r of per-instance F1.
 
     Writes PREDICTIONS/matches/agreement_A_vs_B.json; with --export, a CSV sample for manual review
-    (fill its manual_pairs column, then `admitdx match --matcher manual --param csv=FILE`).
+    (fill its manual_pairs column, then `admitdx match --matcher manual --set csv=FILE`).
 
     Example: admitdx agree --dataset runs/earlydx --predictions runs/pred/zs --a llm_judge --b embedding
     """

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,10 +27,26 @@ def predict(
     ] = None,
     split: Annotated[str, typer.Option("--split", help="Split to predict.")] = "test",
     train_split: Annotated[str, typer.Option("--train-split", help="Split to learn from.")] = "train",
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Predict only the first N.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Predict only the first N (a trial: a later run with a larger or no limit appends "
+            "the rest).",
+        ),
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="System option KEY=VALUE over --config's (repeatable), e.g. --set k=5."),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            help="Name of this run's system in predictions and reports (default: --system), so two "
+            "configurations of one kind can be scored side by side without a --config file.",
+        ),
     ] = None,
 ) -> None:
     """Predict diagnoses for every instance of a split, appending to OUT/predictions.jsonl.
@@ -37,13 +55,17 @@ def predict(
 
     Ctrl-C keeps every finished prediction: rerun the same command to continue.
     Options come from the --config entry, then --set on top, so an LLM needs no file:
-    `--system llm --set base_url=local --set prompt=cot`.
+    `--system llm --set base_url=local --set prompt=cot --name llm-cot` (base_url=local: the bundled
+    llama.cpp server, as `admitdx audit --system local`). `admitdx systems --verbose` lists each
+    kind's options.
 
     Example: admitdx predict --dataset runs/earlydx --system knn-bm25 --out runs/pred/knn-bm25
     """
     run_config = load_config(config)
     choice = run_config.choose(system)
     choice = dataclasses.replace(choice, options={**choice.options, **parse_key_values(set_)})
+    if name is not None:
+        choice = dataclasses.replace(choice, name=name)
     console = Console(stderr=True)
     try:
         summary = run_predictions(
@@ -67,15 +89,38 @@ def predict(
     )
 
 
-def systems() -> None:
+def systems(
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Also list each kind's options (for --set KEY=VALUE).")
+    ] = False,
+) -> None:
     """List the registered system kinds (use one as --system, or as `kind:` in a --config file).
 
-    Example: admitdx systems
+    Example: admitdx systems --verbose
     """
-    table = Table("kind", "description", box=None)
+    table = Table(
+        "kind", "description", *(["options (--set KEY=VALUE, default)"] if verbose else []), box=None
+    )
     for spec in registered().values():
-        table.add_row(spec.name, spec.description)
-    Console().print(table)
+        table.add_row(spec.name, spec.description, *([kind_options(spec.factory)] if verbose else []))
+    Console(width=max(Console().width, 160) if verbose else None).print(table)
+
+
+#: Parameters the runner fills in itself; not options a user sets.
+_RUNNER_FILLED = {"task", "allow_hosts"}
+
+
+def kind_options(factory: Callable[..., Any]) -> str:
+    """``name=default`` per keyword parameter of a system kind's factory, comma-separated."""
+    lines = []
+    for p in inspect.signature(factory).parameters.values():
+        if p.name in _RUNNER_FILLED or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name == "self":
+            continue
+        default = "required" if p.default is p.empty else repr(p.default)
+        lines.append(f"{p.name}={default}")
+    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
+        lines.append("… and the LLM client's options (base_url, model, temperature, …)")
+    return ", ".join(lines) or "—"
 
 
 def register(app: typer.Typer) -> None:
