@@ -148,8 +148,8 @@ class AnswerBatch:
             low = int(column.min(initial=0))
             span = int(column.max(initial=0)) - low + 1
             keyed = enc * span + (column - low)  # one key per (encounter, index), negatives included
-            _, first, counts = np.unique(keyed, return_index=True, return_counts=True)
-            bad[np.setdiff1d(np.arange(len(keyed)), first[counts == 1])] = True
+            _, inverse, counts = np.unique(keyed, return_inverse=True, return_counts=True)
+            bad |= counts[inverse] > 1  # an index used twice in one encounter
         for i in np.unique(enc[bad]).tolist():
             check_pairs(
                 list(pairs[i]), int(self.n_pred[i]), int(self.labels.n_labels[i]), ids[i] if ids else "?"
