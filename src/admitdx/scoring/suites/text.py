@@ -3,6 +3,11 @@ Porter stemming per instance (Google's ``rouge-score``), averaged over instances
 bootstrap intervals. A multi-part target (``{name: text}``, e.g. rule-out, decision factors,
 treatment plan) is scored per part against the answer's part of the same name; a missing or
 unreadable answer scores 0 and is counted.
+
+Multi-part targets (ER-Reason's planning rationales) also get concept recall per part
+(:mod:`admitdx.metrics.concepts`): the share of the reference's concepts the answer names, over
+instances whose reference names any. ``concept_extractor`` in the results says which extractor
+produced it (``offline``), or is null when none is installed.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from admitdx.metrics import bootstrap, erreason
+from admitdx.metrics.concepts import EXTRA_HINT, choose_extractor, concept_recall, get_extractor
 from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
 from admitdx.scoring.inputs import SystemInput
 from admitdx.scoring.suites.base import Advance, RunContext, SystemScore
@@ -32,7 +38,14 @@ class TextSuite:
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         parts = sorted({p for inst in ctx.instances for p in _parts(inst.target)})
         names = [f"{part}.{t}_f1" for part in parts for t in erreason.ROUGE_TYPES]
-        return {"parts": parts, "headline_metrics": names}
+        multi = any(isinstance(inst.target, dict) for inst in ctx.instances)
+        extractor = choose_extractor() if multi else None
+        if extractor:
+            names += [f"{part}.concept_recall" for part in parts]
+        run: dict[str, Any] = {"parts": parts, "headline_metrics": names, "concept_extractor": extractor}
+        if multi and not extractor:
+            run["concept_recall_skipped"] = EXTRA_HINT
+        return run
 
     def score_system(
         self, ctx: RunContext, run: dict[str, Any], system: SystemInput, advance: Advance | None
@@ -45,6 +58,13 @@ class TextSuite:
             record: dict[str, Any] = {"instance_id": inst.id, "subject_id": inst.subject_id}
             for part, reference in _parts(inst.target).items():
                 scores = erreason.rouge_f1([reference], [answer.get(part, "")])
+                if run["concept_extractor"]:
+                    recall = concept_recall(
+                        get_extractor(run["concept_extractor"]), answer.get(part, ""), reference
+                    )
+                    if recall is not None:
+                        row[f"{part}.concept_n"], row[f"{part}.concept_recall"] = 1.0, recall
+                        scores = {**scores, "concept_recall": recall}
                 row[f"{part}.n"] = 1.0
                 for key, value in scores.items():
                     row[f"{part}.{key}"] = value
@@ -60,6 +80,11 @@ class TextSuite:
             for part in run["parts"]
             for t in erreason.ROUGE_TYPES
         ]
+        if run["concept_extractor"]:
+            ratios += [
+                Ratio(f"{part}.concept_recall", {f"{part}.concept_recall": 1.0}, {f"{part}.concept_n": 1.0})
+                for part in run["parts"]
+            ]
         names, matrix = column_matrix(rows, set().union(*(r.columns() for r in ratios)))
         values = evaluate(ratios, names, matrix.sum(axis=0))
         per_subject = bootstrap.subject_sums(ctx.subjects, matrix, ctx.order)

@@ -1,0 +1,77 @@
+"""Concept recall for ER-Reason's planning rationales: the offline extractor (ICD-10-CM phrases,
+drug lexicon, NegEx) on hand-written text with hand-derived concepts, and its wiring into the text
+suite through `admitdx score` (the results name the extractor)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from admitdx.cli import app
+from admitdx.contracts import Instance, Prediction
+from admitdx.jsonl import write_jsonl
+from admitdx.metrics.concepts import concept_recall, get_extractor, offline_available
+
+pytestmark = pytest.mark.skipif(not offline_available(), reason="the concepts extra is not installed")
+
+
+def test_offline_extractor_concepts_and_negation() -> None:
+    x = get_extractor("offline")
+    # J18 pneumonia; DB01212 ceftriaxone, DB00207 azithromycin; chest pain and fever are negated
+    text = "No chest pain. Denies fever. Pneumonia likely; give ceftriaxone and azithromycin."
+    assert x.concepts(text) == {"ICD10:J18", "DRUG:DB01212", "DRUG:DB00207"}
+    # I10 hypertension, E11 type 2 diabetes mellitus (longest match wins over "diabetes mellitus")
+    assert x.concepts("Hypertension and type 2 diabetes mellitus, no atrial fibrillation.") == {
+        "ICD10:I10",
+        "ICD10:E11",
+    }
+    assert x.concepts("atrial fibrillation") == {"ICD10:I48"}
+    assert concept_recall(
+        x, "consider pneumonia, give aspirin", "Pneumonia, pulmonary embolism; aspirin"
+    ) == (pytest.approx(2 / 3))
+    assert concept_recall(x, "anything", "return in two days") is None  # no concept: undefined, not 0
+
+
+def test_text_suite_reports_concept_recall_and_its_extractor(tmp_path: Path) -> None:
+    task = "er-reason-release-planning"
+    target = {
+        "rule_out": "Pneumonia, pulmonary embolism, pneumothorax.",
+        "treatment_plan": "Aspirin and heparin.",
+    }
+    instances = [
+        Instance("i0", 1, task, "test", {}, "record", [], target=target),
+        Instance("i1", 2, task, "test", {}, "record", [], target=target),
+    ]
+    answers = [
+        {"rule_out": "pneumonia; no pulmonary embolism", "treatment_plan": "heparin"},  # 1/3 and 1/2
+        {"rule_out": "pneumothorax or pulmonary embolism", "treatment_plan": "aspirin, heparin"},  # 2/3, 2/2
+    ]
+    ds, run = tmp_path / "ds", tmp_path / "sys"
+    write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
+    write_jsonl(
+        run / "predictions.jsonl",
+        (Prediction(f"i{k}", "sys", [], answer=a).to_dict() for k, a in enumerate(answers)),
+    )
+    out = tmp_path / "out"
+    args = [
+        "score",
+        "--dataset",
+        str(ds),
+        "--predictions",
+        str(run),
+        "--out",
+        str(out),
+        "--n-bootstrap",
+        "50",
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    assert results["concept_extractor"] == "offline"
+    assert "rule_out.concept_recall" in results["headline_metrics"]
+    metrics = results["systems"][0]["metrics"]
+    assert metrics["rule_out.concept_recall"]["value"] == pytest.approx((1 / 3 + 2 / 3) / 2)
+    assert metrics["treatment_plan.concept_recall"]["value"] == pytest.approx((1 / 2 + 1) / 2)
