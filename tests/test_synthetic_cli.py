@@ -43,3 +43,34 @@ def test_help_ends_with_an_example() -> None:
     done = _admitdx("data", "synth", "--help")
     assert done.returncode == 0
     assert "Example: admitdx data synth" in done.stdout
+
+
+def test_force_stopped_between_renames_leaves_a_root_check_refuses(tmp_path: Path, monkeypatch) -> None:
+    """`synth --force` over seed 1's root, stopped after its first rename: the root has tables
+    missing (refused by `data check`), never seed 1's tables beside seed 2's."""
+    from typer.testing import CliRunner
+
+    from admitdx.cli import app
+    from admitdx.errors import AdmitdxError
+    from admitdx.synthetic import generate_synthetic
+
+    root = tmp_path / "mimic"
+    generate_synthetic(root, patients=30, seed=1)
+    real_replace, moved = Path.replace, []
+
+    def replace_then_die(self: Path, target: Path) -> Path:
+        if moved:
+            raise KeyboardInterrupt  # the kill, after one table moved in
+        moved.append(self.name)
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace_then_die)
+    try:
+        generate_synthetic(root, patients=30, seed=2, overwrite=True)
+    except KeyboardInterrupt:
+        pass
+    monkeypatch.setattr(Path, "replace", real_replace)
+    assert len(moved) == 1 and not (root / "_truth" / "meta.json").exists()
+    checked = CliRunner().invoke(app, ["data", "check", "--mimic", str(root)])
+    assert checked.exit_code == 2 or isinstance(checked.exception, AdmitdxError), checked.output
+    assert "missing" in (checked.output + str(checked.exception)).lower()

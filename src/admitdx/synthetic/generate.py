@@ -126,6 +126,11 @@ def generate_synthetic(
     finally:
         for h in [*handles.values(), *truth_handles.values()]:
             h.close()
+    # An overwritten root loses every old table before the new ones move in: a kill between the
+    # renames leaves tables missing (which `data check` and `build` refuse), never a root that mixes
+    # two seeds; meta.json, written last, marks a complete root.
+    for old in [out / TRUTH_DIR / META_FILE, *(out / f for f in FILES.values()), *truth_paths.values()]:
+        old.unlink(missing_ok=True)
     for t, path in tmp.items():
         path.replace(out / FILES[t])
     for name, path in truth_tmp.items():
