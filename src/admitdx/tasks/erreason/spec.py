@@ -28,22 +28,42 @@ def _report(outputs: dict[str, Any], params: Any) -> list[str]:
     ]
 
 
-def _mimic_spec(v: Variant, summary: str, answer: AnswerKind, suite: str, prompt: str, **kw: Any) -> TaskSpec:
+def _spec(
+    name: str, build: Any, schema: Any, summary: str, answer: AnswerKind, suite: str, prompt: str, **kw: Any
+) -> TaskSpec:
     return register(
         TaskSpec(
-            name=v.task,
+            name=name,
             summary=summary,
-            params=ErReasonMimicParams,
-            build=functools.partial(build_variant, v),
+            build=build,
             answer=answer,
             suite=suite,
-            schema=v.schema,
+            schema=schema,
             prompt_dir=PROMPTS,
             prompt=prompt,
-            example=f"admitdx build {v.task} --mimic ../shared/data/mimic-iv-demo --out data/{v.task}",
             report_build=_report,
             **kw,
         )
+    )
+
+
+def _mimic_spec(v: Variant, *args: Any, **kw: Any) -> TaskSpec:
+    build = functools.partial(build_variant, v)
+    example = f"admitdx build {v.task} --mimic ../shared/data/mimic-iv-demo --out data/{v.task}"
+    return _spec(v.task, build, v.schema, *args, params=ErReasonMimicParams, example=example, **kw)
+
+
+def _release_spec(t: ReleaseTask, *args: Any, **kw: Any) -> TaskSpec:
+    return _spec(
+        t.task,
+        functools.partial(build_release_task, t),
+        t.schema,
+        *args,
+        params=ReleaseParams,
+        source_option="erreason",
+        source_help="ER-Reason release folder: er_reason.csv, icd_10_codes.csv (credentialed).",
+        example=f"admitdx build {t.task} --erreason ER-REASON-DIR --out data/{t.task}",
+        **kw,
     )
 
 
@@ -80,29 +100,6 @@ ONE_LINER = _mimic_spec(
     "text",
     "one_liner.v1",
 )
-
-
-def _release_spec(
-    t: ReleaseTask, summary: str, answer: AnswerKind, suite: str, prompt: str, **kw: Any
-) -> TaskSpec:
-    return register(
-        TaskSpec(
-            name=t.task,
-            summary=summary,
-            params=ReleaseParams,
-            build=functools.partial(build_release_task, t),
-            answer=answer,
-            suite=suite,
-            schema=t.schema,
-            source_option="erreason",
-            source_help="ER-Reason release folder: er_reason.csv, icd_10_codes.csv (credentialed).",
-            prompt_dir=PROMPTS,
-            prompt=prompt,
-            example=f"admitdx build {t.task} --erreason ER-REASON-DIR --out data/{t.task}",
-            report_build=_report,
-            **kw,
-        )
-    )
 
 
 RELEASE_ACUITY = _release_spec(
