@@ -240,3 +240,25 @@ def test_rebuild_with_same_inputs_is_skipped(synthetic_root: Path, built: Path) 
     result = _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(built))
     assert result.exit_code == 0 and "already holds this build" in result.output
     assert json.loads((built / "manifest.json").read_text())["stage"] == "build clinibench"
+
+
+@pytest.mark.slow
+def test_split_proportions_within_one_point_on_a_large_root(tmp_path: Path) -> None:
+    from admitdx.synthetic import generate_synthetic
+
+    root = generate_synthetic(tmp_path / "root", patients=2500, seed=3).root
+    out = tmp_path / "cb"
+    assert (
+        _invoke("build", "clinibench", "--mimic", str(root), "--out", str(out), "--module", "hosp").exit_code
+        == 0
+    )
+    for name in ("hosp-icd9", "hosp-icd10"):
+        insts = load_instances(out / name)
+        assert len(insts) > 1000
+        for split, fraction in (("train", 0.7), ("val", 0.1), ("test", 0.2)):
+            share = sum(i.split == split for i in insts) / len(insts)
+            assert abs(share - fraction) <= 0.01, (name, split, share)
+        subjects: dict[int, set[str]] = defaultdict(set)
+        for inst in insts:
+            subjects[inst.subject_id].add(inst.split)
+        assert all(len(s) == 1 for s in subjects.values())
