@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from typer.testing import CliRunner
 import scoring_data as sd
 from admitdx.cli import app
 from admitdx.report.plots import PALETTE, color_for
+from browser import CHROMIUM_FLAGS, chromium
 
 TRACK_CLASSES = {
     "supported": {"supported"},
@@ -128,7 +128,7 @@ def test_no_significance_mark_below_the_patient_minimum(scored: tuple) -> None:
     assert marks["html"] > 0 and marks["md"] > 0 and marks["tex"] > 0
     assert "No significance marks" not in (root / "run-min3" / "report.html").read_text()
     # with a minimum of 4 the supported track (3 patients) loses its marks, supp.+partial (4) keeps them
-    four, _ = _score(ds, dirs, root / "run-min4", "--min-patients", "4")
+    _score(ds, dirs, root / "run-min4", "--min-patients", "4")
     table = (root / "run-min4" / "table.md").read_text()
     supported = table.split("## Supported labels")[1].split("##")[0]
     partial = table.split("## Supported + partially")[1].split("##")[0]
@@ -205,7 +205,7 @@ def test_figures_folder_holds_every_figure_in_every_format(scored: tuple) -> Non
 
 
 def test_absent_sections_are_labelled_not_drawn_as_zero(scored: tuple, tmp_path: Path) -> None:
-    root, ds, dirs, _, _ = scored
+    _, ds, dirs, _, _ = scored
     manifest = {"stage": "build", "inputs": {}, "outputs": {"sections_absent_source": ["ecg"]}}
     (ds / "manifest.json").write_text(json.dumps(manifest))
     try:
@@ -223,36 +223,24 @@ def test_absent_sections_are_labelled_not_drawn_as_zero(scored: tuple, tmp_path:
     assert ">0%<" not in section  # the absent section is not drawn as a measured 0 %
 
 
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-    "--force-device-scale-factor=1",
-    "--window-size=1280,7000",
-)
+FLAGS = (*CHROMIUM_FLAGS, "--force-device-scale-factor=1", "--window-size=1280,7000")
 
 # Runs in the page after layout: per figure, where it is, whether its axes hold drawn data, and
 # for each legend entry whether a visible mark stands before its text (matplotlib writes a legend
 # as handle groups followed by a text group per entry).
 LAYOUT_PROBE = """
 <script>
-const drawn = (el) => { try { const b = el.getBBox(); return b.width > 0 || b.height > 0; } catch (e) { return false; } };
+const drawn = (el) => {
+  try { const b = el.getBBox(); return b.width > 0 || b.height > 0; } catch (e) { return false; }
+};
 const out = [];
 document.querySelectorAll('figure svg').forEach((svg) => {
   const rect = svg.getBoundingClientRect();
   const axes = svg.querySelector('g[id^="axes_"]');
-  const data = axes ? [...axes.querySelectorAll('g[id^="patch_"], g[id^="line2d_"], g[id^="PolyCollection_"], '
-      + 'g[id^="LineCollection_"]')].filter((g) => !g.closest('[id^="matplotlib.axis"]') && !g.closest('[id^="legend_"]')
-      && g !== axes.querySelector('g[id^="patch_"]') && drawn(g)) : [];
+  const kinds = 'g[id^="patch_"], g[id^="line2d_"], g[id^="PolyCollection_"], g[id^="LineCollection_"]';
+  const background = axes ? axes.querySelector('g[id^="patch_"]') : null;
+  const data = axes ? [...axes.querySelectorAll(kinds)].filter((g) => g !== background && drawn(g)
+      && !g.closest('[id^="matplotlib.axis"]') && !g.closest('[id^="legend_"]')) : [];
   const entries = [];
   svg.querySelectorAll('g[id^="legend_"]').forEach((legend) => {
     let marks = 0;

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from typer.testing import CliRunner
 import scoring_data as sd
 from admitdx.cli import app
 from admitdx.metrics.earlydx import TRACKS
+from browser import CHROMIUM_FLAGS, chromium
 
 ORACLES = {
     "supported": {"supported"},
@@ -189,22 +189,6 @@ def test_missing_matches_is_a_clear_error(tmp_path: Path) -> None:
     )
     assert result.exit_code != 0
     assert "admitdx match" in str(result.exception)
-
-
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-)
 
 
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install -y chromium)")
