@@ -10,6 +10,8 @@ the start (left by some editors) is accepted.
 from __future__ import annotations
 
 import json
+
+import orjson
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -73,8 +75,8 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+            record = orjson.loads(line)  # a third of json.loads's time: scoring reads ~10^5 lines
+        except orjson.JSONDecodeError:
             if i == len(lines) - 1:
                 return  # no newline after it: the write a kill interrupted; the resumed run redoes it
             raise InputError(
