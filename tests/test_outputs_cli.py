@@ -83,3 +83,21 @@ def test_help_is_not_cut_at_80_columns() -> None:
         "Pair each prediction with the references it names, one-to-one, into PREDICTIONS/matches/NAME.jsonl."
     )
     assert line in text and max(len(x) for x in text.splitlines()) > 100
+
+
+def test_predict_system_local_is_the_llm_kind_as_for_audit(tmp_path: Path) -> None:
+    """`--system local` is the llm kind with base_url=local (here overridden by --set, so the test
+    talks to a loopback server instead of starting the bundled model)."""
+    from admitdx.llm.fault_server import FaultServer
+
+    ds = sd.write_dataset(tmp_path / "ds", sd.instances())
+    out = tmp_path / "local"
+    with FaultServer() as server:
+        r = run_cli(
+            "predict", "--dataset", ds, "--system", "local", "--set", f"base_url={server.base_url}",
+            "--set", f"cache_path={tmp_path / 'cache.sqlite'}", "--out", out, "--limit", "2",
+        )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["inputs"]["system"]["name"] == "local" and manifest["inputs"]["system"]["kind"] == "llm"
+    assert {p["system"] for p in read_jsonl(out / "predictions.jsonl")} == {"local"}

@@ -14,13 +14,21 @@ from rich.table import Table
 
 from admitdx.cli.options import parse_key_values
 from admitdx.systems import registered
-from admitdx.systems.config import load_config
+from admitdx.systems.config import SystemChoice, load_config
+from admitdx.systems.llm import LOCAL
 from admitdx.systems.runner import run_predictions
 
 
 def predict(
     dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
-    system: Annotated[str, typer.Option("--system", help="A name from --config, or a registered kind.")],
+    system: Annotated[
+        str,
+        typer.Option(
+            "--system",
+            help="A name from --config, a registered kind, or `local` (the llm kind on the bundled "
+            "llama.cpp server, as in `admitdx audit --system local`).",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Predictions directory; rerun to resume.")],
     config: Annotated[
         Path | None, typer.Option("--config", help="YAML file with `systems:` and `allow_hosts:`.")
@@ -55,14 +63,17 @@ def predict(
 
     Ctrl-C keeps every finished prediction: rerun the same command to continue.
     Options come from the --config entry, then --set on top, so an LLM needs no file:
-    `--system llm --set base_url=local --set prompt=cot --name llm-cot` (base_url=local: the bundled
-    llama.cpp server, as `admitdx audit --system local`). `admitdx systems --verbose` lists each
-    kind's options.
+    `--system local --set prompt=cot --name local-cot` — `--system local` is short for
+    `--system llm --set base_url=local` and means what it means for `admitdx audit` and
+    `admitdx rationale`. `admitdx systems --verbose` lists each kind's options.
 
     Example: admitdx predict --dataset runs/earlydx --system knn-bm25 --out runs/pred/knn-bm25
     """
     run_config = load_config(config)
-    choice = run_config.choose(system)
+    if system == LOCAL and LOCAL not in run_config.systems:
+        choice = SystemChoice(LOCAL, "llm", {"base_url": LOCAL})
+    else:
+        choice = run_config.choose(system)
     choice = dataclasses.replace(choice, options={**choice.options, **parse_key_values(set_)})
     if name is not None:
         choice = dataclasses.replace(choice, name=name)
