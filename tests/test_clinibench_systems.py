@@ -3,6 +3,7 @@ clinibench suite (codes, no matcher)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -110,3 +111,36 @@ def test_predict_then_score_gives_the_clinibench_suite(hosp10: Path, tmp_path: P
     # neighbours by text share the presenting problem: the vote finds the main diagnosis more often
     vote = by_name[names["knn-vote"]]["clinibench"]["main_diagnosis_accuracy"]
     assert vote > by_name[names["knn-random"]]["clinibench"]["main_diagnosis_accuracy"]
+
+
+def test_tfidf_emits_ranked_codes(hosp10: Path, tmp_path: Path) -> None:
+    with (hosp10 / "labels.csv").open(newline="") as f:
+        title_of = {row["code"]: row["title"] for row in csv.DictReader(f)}
+    for system in ("tfidf-top20", "tfidf-threshold"):
+        run = tmp_path / system
+        _invoke(
+            "predict",
+            "--dataset",
+            str(hosp10),
+            "--system",
+            system,
+            "--out",
+            str(run),
+            "--set",
+            "min_label_count=2",
+        )
+        preds = load_predictions(run)
+        assert preds
+        for p in preds:
+            assert all(it.code and title_of[it.code] == it.text for it in p.items)
+            scores = [it.score for it in p.items]
+            assert scores == sorted(scores, reverse=True)
+            if system == "tfidf-top20":
+                assert len(p.items) == 20
+            else:
+                assert len(p.items) <= 20
+    # EarlyDx is judged on titles: the same classifier emits no codes there
+    from admitdx.systems.tfidf import TfidfClassifier
+
+    assert TfidfClassifier(task=get_task("earlydx")).with_codes is False
+    assert TfidfClassifier(task=get_task("clinibench")).with_codes is True
