@@ -293,3 +293,55 @@ def test_every_figure_has_a_plot_and_every_legend_entry_a_mark(scored: tuple, tm
         assert hi - lo > 100 and dark > 500, f"{fig['section']}: blank in the screenshot"
     legends = [e["label"] for f in probe for e in f["legend"]]
     assert "noisy" in legends and "oracle-all" in legends
+
+
+def test_a_category_suite_reports_its_sample_and_tables(tmp_path: Path) -> None:
+    """Suites without figures (here categories) still state their sample, withhold marks below the
+    patient minimum, and get their LaTeX and Markdown tables."""
+    from dataclasses import dataclass
+
+    from admitdx.contracts import Instance, Prediction
+    from admitdx.jsonl import write_jsonl
+    from admitdx.tasks.dataset_writer import instance_schema
+    from admitdx.tasks.registry import register
+    from admitdx.tasks.spec import TaskSpec
+
+    @dataclass(frozen=True)
+    class NoParams:
+        pass
+
+    def never_built(*args: object, **kwargs: object) -> dict:
+        raise AssertionError("written by hand")
+
+    task = register(
+        TaskSpec("outputs-acuity", "acuity", NoParams, never_built, "category", "category",
+                 instance_schema((), (), target=True), categories=("1", "2", "3"), ordinal=True)
+    )  # fmt: skip
+    gold = ["1", "2", "3", "2", "1", "3", "2", "2"]
+    insts = [
+        Instance(f"i{n}", n // 2, task.name, "test", {}, f"record {n}", [], target=g)
+        for n, g in enumerate(gold)
+    ]
+    write_jsonl(tmp_path / "ds" / "instances.jsonl", (i.to_dict() for i in insts))
+    dirs = []
+    for name, answers in (("right", gold), ("always-2", ["2"] * len(gold))):
+        d = tmp_path / name
+        write_jsonl(
+            d / "predictions.jsonl",
+            (Prediction(i.id, name, [], answer=a).to_dict() for i, a in zip(insts, answers, strict=True)),
+        )
+        dirs.append(d)
+    result = run_cli("score", "--dataset", tmp_path / "ds", "--predictions", *dirs, "--out", tmp_path / "run",
+                     "--n-bootstrap", "100")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "scored on 8 encounters, 4 patients" in " ".join(result.output.split())
+    figs = tmp_path / "figs"
+    assert run_cli("report", tmp_path / "run", "--figures", figs).exit_code == 0
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert "Scored on 8 encounters, 4 patients" in html and 'id="significance-suppressed"' in html
+    assert html.count('<span class="sig">*</span>') == html.count('<span class="sig">*</span> paired')
+    tex = (figs / "results.tex").read_text()
+    assert "\\toprule" in tex and "right & 1.000 {\\scriptsize [1.000, 1.000]}$^{\\dagger}$" in tex
+    assert "8 encounters, 4 patients" in (figs / "results.md").read_text()
+    for svg in figs.glob("*.svg"):  # whatever figures the suite draws come in every format
+        assert all(svg.with_suffix(ext).stat().st_size > 0 for ext in (".pdf", ".png", ".csv")), svg.name
