@@ -78,7 +78,8 @@ class EarlyDxParams:
 
     Caps (the authors' builder; the paper does not state them)
       lab_char_budget: characters of the lab line; results are never cut mid-way, the header says
-        how many were shown. The authors used 700 and note it hides results past ~45.
+        how many were shown. The authors' builder keeps 700 ("the original serialization budget"),
+        abnormal results first.
       home_meds_max 12, radiology_max_reports 8, radiology_findings_chars 230,
       radiology_impression_chars 180, echo_max_measurements 8, prior_dx_max 8, prior_ed_dx_max 8,
       prior_note_chars 400.
