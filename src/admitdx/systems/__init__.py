@@ -88,4 +88,5 @@ _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.triage_classifier",
     "admitdx.systems.knn_one_liner",
     "admitdx.systems.code_baselines",
+    "admitdx.systems.llm_codes",
 ]

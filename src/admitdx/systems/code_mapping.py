@@ -1,0 +1,108 @@
+"""Text-to-code mapping as a system's final step (CliniBench §4.2): a generated diagnosis
+description becomes a 3-character code, then codes are de-duplicated in rank order.
+
+The targets are the label vocabulary of the training split: each category code with its title
+(what the references carry) and, from the packaged ICD dictionaries, the category's long and
+short descriptions. Three methods, as in the paper:
+
+* ``exact`` — the description, case and punctuation aside, equals one of a code's descriptions,
+  or is itself one of the codes ("I21"); anything else is discarded;
+* ``bm25`` — the exact step, then the best BM25 description (``admitdx.retrieval``); a
+  description sharing no indexed word with any title is discarded (the paper: 14.2 % discarded);
+* ``embedding`` — the exact step, then the nearest description by the sentence-embedding model
+  (``admitdx.retrieval`` dense; MiniLM by default, the paper's is NeuML PubMedBERT): always maps.
+
+Why the training vocabulary and not the whole ICD dictionary the paper maps to: a code outside
+the evaluated vocabulary scores nothing after the roll-up, and the whole-dictionary index lives
+in ``matching/`` (a later stage, which systems may not import). :attr:`CodeMapper.stats` counts
+mapped and discarded descriptions, so the discarded share is reported per run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from admitdx.contracts import Instance
+from admitdx.errors import UsageError
+from admitdx.ontology import icd
+from admitdx.retrieval import make_retriever
+
+Method = Literal["exact", "bm25", "embedding"]
+METHODS: tuple[str, ...] = ("exact", "bm25", "embedding")
+VERSIONS = {"ICD-9-CM": 9, "ICD-10-CM": 10}
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+class CodeMapper:
+    """Maps descriptions to codes of the training vocabulary (see the module docstring)."""
+
+    def __init__(self, method: Method = "embedding", retriever_options: dict[str, Any] | None = None) -> None:
+        if method not in METHODS:
+            raise UsageError(f"mapping must be one of {', '.join(METHODS)}, got {method!r}")
+        self.method = method
+        self.retriever_options = retriever_options or {}
+        self.version = 10
+        self.entry_codes: list[str] = []
+        self.exact: dict[str, str] = {}
+        self.stats: Counter[str] = Counter()
+
+    def fit(self, train: Iterable[Instance]) -> None:
+        titles: dict[str, str] = {}
+        versions: Counter[int] = Counter()
+        for inst in train:
+            for r in inst.references:
+                if r.code:
+                    titles.setdefault(r.code, r.text)
+                    versions[VERSIONS.get(r.code_system or "", 10)] += 1
+        if not titles:
+            raise UsageError(
+                "text-to-code mapping needs coded training references; the training split has none"
+            )
+        self.version = versions.most_common(1)[0][0]
+        entries: list[tuple[str, str]] = []
+        for code, title in sorted(titles.items()):
+            described = {
+                title,
+                icd.title(code, self.version) or title,
+                icd.short_title(code, self.version) or title,
+            }
+            entries += [(code, d) for d in sorted(described)]
+        self.entry_codes = [code for code, _ in entries]
+        self.exact = {_norm(code): code for code in titles}
+        for code, description in entries:
+            self.exact.setdefault(_norm(description), code)
+        self.retriever = None
+        if self.method != "exact":
+            kind = "bm25" if self.method == "bm25" else "dense"
+            self.retriever = make_retriever(kind, **self.retriever_options)
+            self.retriever.fit([d for _, d in entries])
+
+    def map(self, texts: Sequence[str]) -> list[str | None]:
+        """The category of each description (None: discarded), rolled up by the one roll-up."""
+        out: list[str | None] = [self.exact.get(_norm(t)) for t in texts]
+        pending = [i for i, code in enumerate(out) if code is None and _norm(texts[i])]
+        if self.retriever is not None and pending:
+            for i, hits in zip(
+                pending, self.retriever.query_many([texts[i] for i in pending], 1), strict=True
+            ):
+                if hits and (self.method == "embedding" or hits[0].score > 0):
+                    out[i] = self.entry_codes[hits[0].index]
+        mapped = [icd.roll_up(c, self.version) if c else None for c in out]
+        self.stats["descriptions"] += len(texts)
+        self.stats["discarded"] += sum(c is None for c in mapped)
+        return mapped
+
+    def summary(self) -> dict[str, Any]:
+        n = self.stats["descriptions"]
+        return {
+            "mapping": self.method,
+            "descriptions_mapped": n - self.stats["discarded"],
+            "descriptions_discarded": self.stats["discarded"],
+            "discarded_share": round(self.stats["discarded"] / n, 4) if n else 0.0,
+        }

@@ -1,0 +1,128 @@
+"""CliniBench's LLM path without a server: the appendix A.1 prompts as rendered, the guided-JSON
+schema, and text-to-code mapping as the system's last step (exact, BM25 with discards, embedding)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from admitdx.contracts import Instance, Reference
+from admitdx.llm.client import Completion
+from admitdx.systems.code_mapping import CodeMapper
+from admitdx.systems.llm_codes import LLMCodePredictor
+from admitdx.tasks.registry import get_task
+
+ZERO = (
+    "You are a medical professional. Given an admission note for a patient, present a list of possible "
+    "diagnoses for the patient. The admission note is as follows: {note}."
+)
+
+
+def _inst(i: int, text: str, codes: list[tuple[str, str]], split: str = "train") -> Instance:
+    refs = [
+        Reference(text=t, code=c, code_system="ICD-10-CM", seq_num=n + 1) for n, (c, t) in enumerate(codes)
+    ]
+    return Instance(
+        id=f"cb-{i}", subject_id=i, task="clinibench", split=split, sections={}, text=text, references=refs
+    )
+
+
+TRAIN = [
+    _inst(
+        1,
+        "CHIEF COMPLAINT: chest pain",
+        [("I21", "Acute myocardial infarction"), ("I10", "Essential (primary) hypertension")],
+    ),
+    _inst(
+        2,
+        "CHIEF COMPLAINT: cough and fever",
+        [("J18", "Pneumonia, unspecified organism"), ("I10", "Essential (primary) hypertension")],
+    ),
+    _inst(3, "CHIEF COMPLAINT: fall", [("S72", "Fracture of femur")]),
+]
+
+
+def _system(**options) -> LLMCodePredictor:
+    task = get_task("clinibench")
+    return LLMCodePredictor(
+        task=task, base_url="http://127.0.0.1:9/v1", model="test", min_items=20, max_items=20, **options
+    )
+
+
+def test_zero_shot_and_cot_prompts_are_the_papers() -> None:
+    note = TRAIN[0].text
+    zero = _system(prompt="zero-shot", mapping="exact")
+    messages = zero.request(TRAIN[0]).messages
+    assert messages == [{"role": "user", "content": ZERO.format(note=note)}]
+    cot = _system(prompt="cot", mapping="exact")
+    content = cot.request(TRAIN[0]).messages[0]["content"]
+    assert content == ZERO.format(note=note) + (
+        " TASK: Solve this task step by step and give an explanation in maximum one or two sentences "
+        "for each diagnosis decision."
+    )
+    schema = cot.request(TRAIN[0]).schema
+    assert list(schema["properties"]) == ["reasoning", "diagnoses"]
+    items = schema["properties"]["diagnoses"]
+    assert items["minItems"] == items["maxItems"] == 20
+    assert (items["items"]["minLength"], items["items"]["maxLength"]) == (3, 70)
+
+
+def test_few_shot_shows_demonstrations_in_the_answer_schema() -> None:
+    few = _system(prompt="few-shot", k=1, mapping="exact")
+    few.fit(TRAIN)
+    query = _inst(9, "CHIEF COMPLAINT: cough", [], split="test")
+    content = few.request(query).messages[0]["content"]
+    head = (
+        "You are a medical professional. Given an admission note for a patient, present a list of possible "
+    )
+    head += "diagnoses for the patient. Similar patients look like this: "
+    assert content.startswith(head)
+    shown = content[len(head) : content.index(". The admission note is as follows: ")]
+    assert json.loads(shown) == [
+        {
+            "admission_note": "CHIEF COMPLAINT: cough and fever",
+            "diagnoses": ["Pneumonia, unspecified organism", "Essential (primary) hypertension"],
+        }
+    ]
+    tail = f"The admission note is as follows: {query.text}. Give the diagnoses following the schema from "
+    assert content.endswith(tail + "the examples.")
+
+
+def test_exact_and_bm25_mapping_with_discards() -> None:
+    exact = CodeMapper("exact")
+    exact.fit(TRAIN)
+    texts = ["acute myocardial infarction", "I10", "pneumonia, unspecified organism", "heart attack", "zzzq"]
+    assert exact.map(texts) == ["I21", "I10", "J18", None, None]
+    bm25 = CodeMapper("bm25")
+    bm25.fit(TRAIN)
+    assert bm25.map(["infarction of the myocardium, acute", "femur fracture, closed", "zzzq qqqz"]) == [
+        "I21", "S72", None,
+    ]  # fmt: skip
+    assert bm25.summary()["discarded_share"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+def test_embedding_mapping_always_maps() -> None:
+    mapper = CodeMapper("embedding")
+    mapper.fit(TRAIN)
+    codes = mapper.map(["heart attack", "broken hip bone", "lung infection"])
+    assert codes == ["I21", "S72", "J18"]
+    assert mapper.summary()["descriptions_discarded"] == 0
+
+
+def test_mapping_is_the_last_step_rolled_up_and_deduplicated() -> None:
+    system = _system(prompt="zero-shot", mapping="exact")
+    system.fit(TRAIN)
+    answer = {
+        "diagnoses": ["Acute myocardial infarction", "I21", "Essential (primary) hypertension", "Gout flare"]
+    }
+    completion = Completion(json.dumps(answer), answer, None, None, None, False)
+    prediction = system.to_prediction(_inst(9, "x", [], split="test"), completion)
+    assert [(it.text, it.code) for it in prediction.items] == [
+        ("Acute myocardial infarction", "I21"),
+        ("Essential (primary) hypertension", "I10"),
+        ("Gout flare", None),
+    ]
+    broken = Completion("{not json", None, "the answer is not JSON", None, None, False)
+    assert system.to_prediction(_inst(10, "x", [], split="test"), broken).items == []
+    assert system._answers == {"answers": 2, "valid_json": 1, "distinct_codes": 2}
