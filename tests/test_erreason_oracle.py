@@ -5,6 +5,7 @@ hand-made training sets; the one-liner reference extraction."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,16 @@ def test_acuity_accuracy_confusion_and_triage_rates(tmp_path: Path) -> None:
         [0, 0, 0, 0, 0, 0],
     ]
     assert system["counts"]["parse_errors"] == 1
+    # the report draws the same matrix as a heatmap, and per-class recall as bars
+    figures = tmp_path / "figures"
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "out"), "--figures", str(figures)])
+    assert result.exit_code == 0, result.output
+    with (figures / "confusion_0.csv").open() as f:
+        cells = {(r["recorded"], r["predicted"]): int(r["n"]) for r in csv.DictReader(f)}
+    assert cells[("Less Urgent", "Emergent")] == 1 and cells[("Immediate", "unreadable")] == 1
+    assert sum(cells.values()) == 5
+    assert (figures / "per_class_recall.svg").is_file()
+    assert 'id="fig-confusion_0"' in (tmp_path / "out" / "report.html").read_text()
 
 
 def test_one_liner_rouge(tmp_path: Path) -> None:
