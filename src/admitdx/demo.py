@@ -10,16 +10,26 @@ that bootstrap intervals mean something (``test_fraction``: at least 100 test en
 it predicts a documented subset only: the first ``llm_subset`` test encounters. Every system is
 scored on that same subset in a second run (``report-llm-subset/``, titled as a subset), and the
 main report (``report/``) scores the baselines on the whole test split.
+
+LLM speed (issue 12, measured with ``bench/bench_local_server.py`` on a 2-core AMX VM): a
+zero-shot request costs about 8.5 CPU-seconds on one core (5.6 for its ≈620 prompt tokens, 2.9
+for its ≈75 answer tokens), an audit request about 6.8, so the 20 predictions, the judge and 12
+audited labels need some 280 CPU-seconds. One llama.cpp server uses one thread (more threads spin
+at barriers and collapse on a busy machine), so the LLM audit runs on a second single-thread
+server *alongside* the predictions and the LLM judge, which keeps both cores busy. Every answer is
+bounded by ``llm_max_tokens``: answers take 40–100 tokens, and the one that looped in a measured
+run (717 tokens unbounded) now stops at 256 and is counted as unparseable.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rich.console import Console
 
@@ -29,7 +39,7 @@ from admitdx.auditing.rules import RuleAuditor
 from admitdx.contracts import INSTANCES_FILE, load_instances
 from admitdx.jsonl import dumps, write_jsonl
 from admitdx.llm.client import LLMClient
-from admitdx.llm.local_server import LocalServer, llama_cpp_available
+from admitdx.llm.local_server import LOG_NAME, LocalServer, llama_cpp_available
 from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
@@ -58,6 +68,8 @@ class DemoParams:
     llm_max_input_chars: int = 2500  # keeps SmolLM2's prompt within its 2048-token window
     llm_audit_instances: int = 8  # test encounters the LLM auditor checks against _truth
     llm_subset: int = 24  # the first test encounters the local LLM predicts (every system is scored on them)
+    # Answers in the demo are 40–100 tokens; the bound stops a looping model (the default is 1500).
+    llm_max_tokens: int = 256
 
 
 def run_demo(params: DemoParams, console: Console) -> Path:
@@ -76,11 +88,13 @@ def run_demo(params: DemoParams, console: Console) -> Path:
         audited = out / "earlydx-audited"
         outputs = audit_dataset(dataset, audited, RuleAuditor(), truth_root=mimic)
         console.print(f"   {_audit_line(outputs)}")
+    if llm:  # on its own single-thread server, alongside the steps below (see the module docstring)
+        llm_audit = _Background(lambda: _llm_audit(dataset, out, mimic, params))
     choices = [SystemChoice(name, name) for name in BASELINES]
     # graded: each diagnosis marked confirmed or suspected, so the report's graded view has data
     llm_choice = SystemChoice(LLM_SYSTEM, "llm", {
         "base_url": "local", "prompt": "zero-shot", "graded": True,
-        "max_input_chars": params.llm_max_input_chars,
+        "max_input_chars": params.llm_max_input_chars, "max_tokens": params.llm_max_tokens,
     })  # fmt: skip
     if not llm:
         why = (
@@ -107,19 +121,16 @@ def run_demo(params: DemoParams, console: Console) -> Path:
     if llm:
         llm_dir = out / "predictions-llm-subset" / LLM_SYSTEM
         with _step(console, "match: LLM judge on the LLM's predictions, and its agreement with embedding"):
-            judge = create_matcher("llm_judge", local=True)
+            judge = create_matcher("llm_judge", local=True, llm={"max_tokens": params.llm_max_tokens})
             try:
                 run_matcher(judge, subset, llm_dir)
             finally:
                 judge.close()
             result, _ = write_agreement(subset, llm_dir, "llm_judge", "embedding")
             console.print(f"   {_agreement_line(result.to_dict())}")
-        with _step(console, f"evidence audit (LLM) of {params.llm_audit_instances} test encounters"):
-            sample = _test_sample(dataset, out / "llm-audit-sample", params.llm_audit_instances)
-            with LocalServer() as server:
-                client = LLMClient(server.config())
-                outputs = audit_dataset(sample, out / "llm-audit", LLMAuditor(client), truth_root=mimic)
-            console.print(f"   {_audit_line(outputs)}")
+        title = f"evidence audit (LLM) of {params.llm_audit_instances} test encounters (ran alongside)"
+        with _step(console, title):
+            console.print(f"   {_audit_line(llm_audit.result())}")
     score_params = ScoreParams(matcher="embedding", seed=params.seed)  # --seed seeds the bootstrap too
     with _step(console, "score (patient-level bootstrap) and report"):
         run_dir = out / "report"
@@ -178,6 +189,45 @@ def _synthesize(root: Path, params: DemoParams) -> Path:
             return root
     generate_synthetic(root, patients=params.patients, seed=params.seed, overwrite=True)
     return root
+
+
+def _llm_audit(dataset: Path, out: Path, mimic: Path, params: DemoParams) -> dict[str, Any]:
+    """The LLM auditor on the first test encounters, with its own server (log in its directory)."""
+    sample = _test_sample(dataset, out / "llm-audit-sample", params.llm_audit_instances)
+    audit_dir = out / "llm-audit"
+    with LocalServer(log_path=audit_dir / LOG_NAME) as server:
+        client = LLMClient(server.config(max_tokens=params.llm_max_tokens), liveness=server.check_alive)
+        return audit_dataset(sample, audit_dir, LLMAuditor(client), truth_root=mimic)
+
+
+T = TypeVar("T")
+
+
+class _Background(Generic[T]):
+    """``fn()`` in a daemon thread; :meth:`result` waits for it and re-raises its error.
+
+    A daemon, so that Ctrl-C or an error in the foreground does not wait for it: its server is
+    stopped at exit (``atexit``, ``PR_SET_PDEATHSIG``) and its stage resumes on the next run.
+    """
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn,), name="admitdx-demo-llm", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable[[], T]) -> None:
+        try:
+            self._value = fn()
+        except BaseException as e:  # handed to the foreground by result()
+            self._error = e
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
 
 
 def _test_sample(dataset: Path, out: Path, n: int) -> Path:

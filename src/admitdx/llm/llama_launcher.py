@@ -57,9 +57,10 @@ def main() -> None:
 
     switched = disable_extra_bufts()
     state = "off" if switched else f"kept (this llama.cpp has no {EXTRA_BUFTS_FIELD} switch)"
+    features = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
     print(
         f"admitdx launcher: llama-cpp-python {llama_cpp.__version__}; extra CPU weight buffers "
-        f"(AMX/repack) {state}",
+        f"(AMX/repack) {state}\nllama.cpp built for: {features}",
         file=sys.stderr,
         flush=True,
     )
