@@ -176,3 +176,32 @@ def test_one_liner_reference_extraction() -> None:
     assert first_sentence("Dr. ___ saw her. Then left.") == "Dr. ___ saw her."
     assert reference_one_liner("History of Present Illness:\n___.\n \n") is None  # a stub, not a one-liner
     assert reference_one_liner("no hpi here") is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "er-reason-acuity",
+        "er-reason-disposition",
+        "er-reason-diagnosis",
+        "er-reason-one-liner",
+        "er-reason-release-acuity",
+        "er-reason-release-one-liner",
+        "er-reason-release-planning",
+        "er-reason-release-diagnosis",
+        "er-reason-release-disposition",
+    ],
+)
+def test_each_task_prompt_renders_with_its_answer_set(name: str) -> None:
+    from admitdx.llm.prompts import load_prompt
+
+    task = get_task(name)
+    template = load_prompt(task.prompt, task.prompt_dir)
+    exemplar = {"record": "EXEMPLAR", "answer": '{"answer": "x"}'}
+    messages = template.render(
+        record="THE RECORD", max_items=1, reasoning=True, graded=False, exemplars=[exemplar],
+        categories=task.categories,
+    )  # fmt: skip
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert "THE RECORD" in messages[-1]["content"] and "reason" in messages[0]["content"].lower()
+    assert all(f"'{c}'" in messages[-1]["content"] for c in task.categories)  # every allowed answer listed
