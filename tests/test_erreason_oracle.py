@@ -111,8 +111,13 @@ def test_final_diagnosis_levels(tmp_path: Path) -> None:
         _inst(1, task, references=[_ref("J181", 1), _ref("J189", 2)]),  # predicted J189: any-exact only
         _inst(2, task, references=[_ref("4280", 1, "ICD-9-CM")]),  # predicted R079: nothing
     ]
-    predicted = {"i0": "I219", "i1": "J189", "i2": "R079"}
-    predictions = [Prediction(k, "sys", [PredictionItem(f"{c} name", code=c)]) for k, c in predicted.items()]
+    predictions = [
+        Prediction("i0", "sys", [PredictionItem("I219 name", code="I219")]),  # a code the system assigned
+        Prediction("i1", "sys", [PredictionItem("J18.9 Pneumonia, unspecified organism")]),  # "CODE NAME"
+        Prediction(
+            "i2", "sys", [PredictionItem("Chest pain"), PredictionItem("R07.9 Chest pain")]
+        ),  # first coded
+    ]
     m = {k: v["value"] for k, v in _score(tmp_path, instances, predictions)["systems"][0]["metrics"].items()}
     assert m["main.exact"] == 0.0
     assert m["main.category3"] == pytest.approx(2 / 3)

@@ -16,6 +16,7 @@ from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
 from admitdx.scoring.inputs import SystemInput
 from admitdx.scoring.suites.base import Advance, RunContext, SystemScore
 from admitdx.scoring.suites.codes import main_reference
+from admitdx.tasks.erreason.answers import answer_code
 
 TARGETS = ("main", "any")
 
@@ -36,7 +37,8 @@ class FinalDiagnosisSuite:
             if main is None:
                 continue
             prediction = system.predictions.get(inst.id)
-            predicted = next((it.code for it in (prediction.items if prediction else []) if it.code), None)
+            items = prediction.items if prediction else []
+            predicted = next((c for c in map(answer_code, items) if c), None)  # "CODE NAME" answers too
             system_name = main.code_system or "ICD-10-CM"
             at_main = erreason.icd_match(predicted, main.code, system_name)
             coded = [r for r in inst.references if r.code]
