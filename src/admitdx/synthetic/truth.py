@@ -117,20 +117,23 @@ def truth_dir(root: Path) -> Path:
     return Path(root) / TRUTH_DIR
 
 
-def read_truth(root: Path) -> Iterator[dict[str, Any]]:
-    """Yield the encounter records of a synthetic root's ``_truth/encounters.jsonl.gz`` in file order."""
-    path = truth_dir(root) / ENCOUNTERS_FILE
+def _read_jsonl_gz(root: Path, name: str, hint: str) -> Iterator[dict[str, Any]]:
+    path = truth_dir(root) / name
     if not path.exists():
         from admitdx.errors import InputError
 
-        raise InputError(
-            f"{root} has no {TRUTH_DIR}/{ENCOUNTERS_FILE}",
-            hint="only roots written by `admitdx data synth` carry ground truth",
-        )
+        raise InputError(f"{root} has no {TRUTH_DIR}/{name}", hint=hint)
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 yield json.loads(line)
+
+
+def read_truth(root: Path) -> Iterator[dict[str, Any]]:
+    """Yield the encounter records of a synthetic root's ``_truth/encounters.jsonl.gz`` in file order."""
+    return _read_jsonl_gz(
+        root, ENCOUNTERS_FILE, "only roots written by `admitdx data synth` carry ground truth"
+    )
 
 
 def read_truth_meta(root: Path) -> dict[str, Any]:
@@ -140,18 +143,7 @@ def read_truth_meta(root: Path) -> dict[str, Any]:
 
 def read_note_sections(root: Path) -> Iterator[dict[str, Any]]:
     """Yield the discharge-note section records of a synthetic root (``discharge_sections.jsonl.gz``)."""
-    path = truth_dir(root) / NOTES_FILE
-    if not path.exists():
-        from admitdx.errors import InputError
-
-        raise InputError(
-            f"{root} has no {TRUTH_DIR}/{NOTES_FILE}",
-            hint="regenerate the root with this version of `admitdx data synth`",
-        )
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
+    return _read_jsonl_gz(root, NOTES_FILE, "regenerate the root with this version of `admitdx data synth`")
 
 
 def truth_by_stay(root: Path) -> dict[int, dict[str, Any]]:
