@@ -25,7 +25,7 @@ from admitdx.cli import app
 from admitdx.contracts import Instance, Prediction, load_instances
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
-from admitdx.tasks.erreason.levels import MIMIC_DISPOSITIONS
+from admitdx.tasks.erreason.levels import ACUITY_LEVELS, MIMIC_DISPOSITIONS
 
 RUNNER = CliRunner()
 
@@ -207,3 +207,24 @@ def test_one_liner_knn_end_to_end(one_liner: Path, tmp_path: Path) -> None:
     # synthetic one-liners share a template ("Mr./Ms. ___ is a N year old ... who presents with ..."),
     # so a copied neighbour overlaps strongly but not fully
     assert 0.4 < metrics["answer.rouge1_f1"]["value"] < 1.0
+
+
+@pytest.mark.llm
+def test_local_llm_answers_acuity_with_an_allowed_level(built: dict[str, Path], tmp_path: Path) -> None:
+    """The real embedded llama.cpp server (SmolLM2-135M: the path, not clinical skill) on three test
+    stays: guided decoding over the five level names, every answer read exactly and scored."""
+    from admitdx.llm.local_server import llama_cpp_available
+
+    if not llama_cpp_available():
+        pytest.skip("llama-cpp-python not installed (admitdx[local] extra)")
+    out = tmp_path / "llm"
+    args = ["predict", "--dataset", str(built["acuity"]), "--system", "llm", "--set", "base_url=local"]
+    result = RUNNER.invoke(app, [*args, "--limit", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    predictions = [json.loads(line) for line in (out / "predictions.jsonl").open()]
+    assert len(predictions) == 3
+    assert all(p["parse_error"] is None and p["answer"] in ACUITY_LEVELS for p in predictions)
+    score = tmp_path / "score"
+    args = ["score", "--dataset", str(built["acuity"]), "--predictions", str(out), "--out", str(score)]
+    result = RUNNER.invoke(app, [*args, "--n-bootstrap", "20", "--allow-incomplete"])
+    assert result.exit_code == 0, result.output
