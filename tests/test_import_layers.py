@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "synthetic": 2,
     # infrastructure the model stages share (transport only)
     "llm": 2,
+    "executors": 2,  # where LLM calls run (local or Ray): transport like llm, below auditing and systems
     "embeddings": 2,
     "retrieval": 2,
     # stages, in order

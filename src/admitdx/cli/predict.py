@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from admitdx.cli.options import parse_key_values
+from admitdx.errors import UsageError
+from admitdx.executors import make_executor
 from admitdx.systems import registered
 from admitdx.systems.config import SystemChoice, load_config
 from admitdx.systems.llm import LOCAL
@@ -56,6 +58,25 @@ def predict(
             "configurations of one kind can be scored side by side without a --config file.",
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="Where an llm system's calls run: local (this process) or ray (shards on Ray workers, "
+            "spread over the system's `endpoints`; needs admitdx[ray]).",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="Ray cluster to join: auto, HOST:PORT or ray://HOST:PORT (default: start a local instance).",
+        ),
+    ] = None,
+    ray_workers: Annotated[int, typer.Option("--ray-workers", min=1, help="Ray worker actors.")] = 2,
+    ray_shard_size: Annotated[
+        int, typer.Option("--ray-shard-size", min=1, help="Requests per shard handed to a Ray worker.")
+    ] = 8,
 ) -> None:
     """Predict diagnoses for every instance of a split, appending to OUT/predictions.jsonl.
 
@@ -77,6 +98,14 @@ def predict(
     choice = dataclasses.replace(choice, options={**choice.options, **parse_key_values(set_)})
     if name is not None:
         choice = dataclasses.replace(choice, name=name)
+    if executor != "local" and choice.kind != "llm":
+        raise UsageError(
+            f"--executor {executor} runs the calls of llm systems; {choice.name!r} is of kind {choice.kind}",
+            hint="leave out --executor for systems that make no model calls",
+        )
+    runs_on = make_executor(executor, address=ray_address, workers=ray_workers, shard_size=ray_shard_size)
+    if choice.kind == "llm":
+        choice = dataclasses.replace(choice, options={**choice.options, "executor": runs_on})
     console = Console(stderr=True)
     try:
         summary = run_predictions(
@@ -94,6 +123,8 @@ def predict(
             "rerun the same command to predict the rest"
         )
         raise typer.Exit(130) from None
+    finally:
+        runs_on.close()
     console.print(
         f"{summary.system}: {summary.predicted} predicted now, {summary.resumed} earlier, "
         f"{summary.total} in all; {summary.parse_errors} unparseable → {summary.out_dir}"
@@ -118,7 +149,7 @@ def systems(
 
 
 #: Parameters the runner fills in itself; not options a user sets.
-_RUNNER_FILLED = {"task", "allow_hosts"}
+_RUNNER_FILLED = {"task", "allow_hosts", "executor"}  # executor: from --executor
 
 
 def kind_options(factory: Callable[..., Any]) -> str:

@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
+from admitdx.executors import Executor, LocalExecutor, parse_endpoints
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
@@ -118,6 +119,8 @@ class LLMPredictor:
         local_model: str | None = None,
         local_n_ctx: int = 2048,
         allow_hosts: list[AllowedHost] | None = None,
+        endpoints: list[Any] | None = None,
+        executor: Executor | None = None,
         task: TaskSpec,
         **llm_options: Any,
     ) -> None:
@@ -151,6 +154,22 @@ class LLMPredictor:
         self.client = LLMClient(
             LLMConfig.from_options(llm_options), allow_hosts=allow_hosts, liveness=liveness
         )
+        # where the calls run (admitdx.executors); every endpoint passes the egress guard here, first
+        if executor is not None and not callable(getattr(executor, "map", None)):
+            raise UsageError(
+                f"`executor: {executor!r}` is not an option of the config file",
+                hint="choose where the calls run with `admitdx predict --executor local|ray`",
+            )
+        self.executor: Executor = executor if executor is not None else LocalExecutor()
+        config = self.client.config
+        self.endpoints = parse_endpoints(
+            endpoints,
+            base_url=config.base_url,
+            concurrency=config.concurrency,
+            allow_hosts=allow_hosts or [],
+            proxy=config.proxy,
+        )
+        self.listed_endpoints = endpoints is not None
 
     def use_run_dir(self, out_dir: Path) -> None:
         """The embedded server, if any, logs to ``<out_dir>/llama-server.log``, and every request is
@@ -168,7 +187,7 @@ class LLMPredictor:
 
     #: Options that change how a run executes, not what the model answers: the model's identity
     #: (:meth:`manifest_inputs`) records the ones that do, so a run resumes with another concurrency.
-    execution_options = frozenset(f.name for f in dataclasses.fields(LLMConfig))
+    execution_options = frozenset(f.name for f in dataclasses.fields(LLMConfig)) | {"endpoints", "executor"}
 
     def manifest_inputs(self) -> dict[str, Any]:
         """Prompt hash, model identity and egress decision: a change refuses to resume."""
@@ -176,6 +195,8 @@ class LLMPredictor:
         inputs = {"prompt": self.template.identity(), "llm": identity, "egress": self.client.egress}
         if self.local is not None:
             inputs["local_server"] = True
+        if self.listed_endpoints:
+            inputs["endpoints_egress"] = [e.egress for e in self.endpoints]
         return inputs
 
     # ------------------------------------------------------------------ fit
@@ -264,7 +285,7 @@ class LLMPredictor:
             self.local.start()
         try:
             requests = [self.request(inst) for inst in todo]
-            for i, completion in self.client.map(iter(requests)):
+            for i, completion in self.executor.map(self.client, requests, self.endpoints):
                 prediction = self.to_prediction(todo[i], completion)
                 if self.samples is not None:
                     self.samples.write(requests[i], completion, prediction)
@@ -277,6 +298,7 @@ class LLMPredictor:
                 "cache_hits": stats.cache_hits,
                 "retries": stats.retries,
                 "parse_failures": stats.parse_failures,
+                **self.executor.summary(),
             }
             if self.local is not None:
                 self.local.stop()

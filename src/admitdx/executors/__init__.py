@@ -1,0 +1,33 @@
+"""Where a model stage's HTTP calls run: in this process (``local``) or on a Ray cluster (``ray``).
+
+Infrastructure next to :mod:`admitdx.llm` (it imports only the LLM client and the kernel), so the
+auditors, the systems and the LLM judge can all take an executor. Ray is an optional extra and is
+imported only when ``--executor ray`` is chosen.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from admitdx.errors import UsageError
+from admitdx.executors.base import Executor, LocalExecutor
+from admitdx.executors.endpoints import Endpoint, parse_endpoints
+
+ExecutorKind = Literal["local", "ray"]
+
+__all__ = ["Endpoint", "Executor", "ExecutorKind", "LocalExecutor", "make_executor", "parse_endpoints"]
+
+
+def make_executor(
+    kind: str, *, address: str | None = None, workers: int = 2, shard_size: int = 8
+) -> Executor:
+    """The executor for ``--executor``; Ray is imported (and joined or started) only for ``ray``."""
+    if kind == "local":
+        if address is not None:
+            raise UsageError("--ray-address is given but --executor is local", hint="add --executor ray")
+        return LocalExecutor()
+    if kind == "ray":
+        from admitdx.executors.ray_executor import RayExecutor
+
+        return RayExecutor(address=address, workers=workers, shard_size=shard_size)
+    raise UsageError(f"--executor must be local or ray (got {kind!r})")

@@ -1,0 +1,197 @@
+"""The Ray executor on a real local Ray instance against loopback fault servers (several = several
+endpoints): the same predictions and manifest as the local executor, exactly once; a worker killed
+mid-shard (``ray.kill`` and kill -9) is retried; a failing endpoint is drained to another; a rerun
+makes zero calls; the egress guard refuses a non-loopback endpoint before any request; an
+unreachable cluster address and a missing Ray are usage errors (exit 2).
+
+One Ray instance serves the module (starting one costs ~20 s on a loaded 2-core machine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from tests.test_llm_egress_cli import run_cli
+
+from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Reference
+from admitdx.executors import parse_endpoints
+from admitdx.jsonl import read_jsonl, write_jsonl
+from admitdx.llm.client import ChatRequest, LLMCallError, LLMClient
+from admitdx.llm.config import LLMConfig
+from admitdx.llm.fault_server import FaultServer
+from admitdx.systems.config import SystemChoice
+from admitdx.systems.runner import run_predictions
+
+ray = pytest.importorskip("ray", reason="the Ray executor needs the ray extra: pip install 'admitdx[ray]'")
+
+from admitdx.executors.ray_executor import RayExecutor  # noqa: E402  (needs ray)
+
+N_TEST = 24
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ray_instance() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _digest(text: str) -> str:
+    return "answer " + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _dataset(directory: Path) -> Path:
+    instances = [Instance("tr0", 0, "earlydx", "train", {}, "cough", [Reference("Pneumonia")])]
+    instances += [
+        Instance(f"te{i:02d}", 100 + i, "earlydx", "test", {}, f"Chief complaint: complaint {i}",
+                 [Reference("Sepsis")])
+        for i in range(N_TEST)
+    ]  # fmt: skip
+    directory.mkdir(parents=True, exist_ok=True)
+    write_jsonl(directory / INSTANCES_FILE, (i.to_dict() for i in instances))
+    return directory
+
+
+def _requests(n: int) -> list[ChatRequest]:
+    return [ChatRequest([{"role": "user", "content": f"question {i}"}]) for i in range(n)]
+
+
+def _endpoints(servers: list[FaultServer], concurrency: int = 4) -> list:
+    urls = [s.base_url for s in servers]
+    return parse_endpoints(urls, base_url=urls[0], concurrency=concurrency, allow_hosts=[], proxy=None)
+
+
+def _client(url: str, **options: object) -> LLMClient:
+    return LLMClient(LLMConfig(base_url=url, cache_path=None, **options))  # type: ignore[arg-type]
+
+
+def _predict(dataset: Path, out: Path, options: dict) -> dict:
+    choice = SystemChoice("fake", "llm", options)
+    run_predictions(dataset, choice, out, show_progress=False)
+    return json.loads((out / "manifest.json").read_text())
+
+
+def _items(out: Path) -> dict[str, list[str]]:
+    rows = list(read_jsonl(out / PREDICTIONS_FILE))
+    ids = [r["instance_id"] for r in rows]
+    assert len(ids) == len(set(ids)) == N_TEST  # exactly once
+    return {r["instance_id"]: [item["text"] for item in r["items"]] for r in rows}
+
+
+def test_ray_predicts_what_local_predicts_with_the_same_manifest_and_a_rerun_makes_no_calls(
+    tmp_path: Path,
+) -> None:
+    dataset = _dataset(tmp_path / "ds")
+    with FaultServer(latency_s=0.02) as a, FaultServer(latency_s=0.02) as b:
+        base = {"base_url": a.base_url, "concurrency": 4, "prompt_file": None}
+        local = _predict(dataset, tmp_path / "local", {**base, "cache_path": str(tmp_path / "local.sqlite")})
+        executor = RayExecutor(workers=2, shard_size=3)
+        try:
+            on_ray = {**base, "cache_path": str(tmp_path / "ray.sqlite"), "executor": executor}
+            first = _predict(dataset, tmp_path / "ray", on_ray)
+            calls = a.counts["200"] + b.counts["200"]
+            rerun = _predict(dataset, tmp_path / "ray-again", on_ray)
+            assert a.counts["200"] + b.counts["200"] == calls  # the rerun asked no server anything
+            spread = _predict(dataset, tmp_path / "two", {**on_ray, "endpoints": [a.base_url, b.base_url]})
+        finally:
+            executor.close()
+    expected = {f"te{i:02d}": [_digest(f"Chief complaint: complaint {i}")] for i in range(N_TEST)}
+    # every instance got exactly its own answer, the same as the local executor's
+    assert _items(tmp_path / "local") == _items(tmp_path / "ray") == _items(tmp_path / "two") == expected
+    assert local["inputs"] == first["inputs"]  # same manifest: a local run resumes a Ray run and back
+    assert first["outputs"]["fit"]["model_calls"] == N_TEST
+    assert rerun["outputs"]["fit"]["model_calls"] == 0 and rerun["outputs"]["fit"]["cache_hits"] == N_TEST
+    assert spread["outputs"]["fit"]["cache_hits"] == N_TEST  # the endpoint list is not in the cache key
+    counts = {e["url"]: e["completions"] for e in first["outputs"]["fit"]["executor"]["endpoints"]}
+    assert counts == {a.base_url: N_TEST}
+    # cache_only reproduces the Ray run with the local executor
+    cached = {**base, "cache_path": str(tmp_path / "ray.sqlite"), "cache_only": True}
+    _predict(dataset, tmp_path / "replay", cached)
+    assert _items(tmp_path / "replay") == expected
+
+
+def test_workers_killed_mid_shard_are_replaced_and_their_shards_redone_exactly_once() -> None:
+    requests = _requests(24)
+    with FaultServer(latency_s=0.02) as fast, FaultServer(latency_s=1.5) as slow:
+        executor = RayExecutor(workers=2, shard_size=4)
+        client = _client(fast.base_url, concurrency=4)
+        try:
+            stream = executor.map(client, requests, _endpoints([fast, slow]))
+            got = [next(stream)]  # a fast shard is back; the slow one is mid-request on the other worker
+            ray.kill(executor.workers[0])
+            os.kill(ray.get(executor.workers[1].pid.remote(), timeout=30), signal.SIGKILL)
+            got += list(stream)
+        finally:
+            executor.close()
+    indices = [i for i, _ in got]
+    assert sorted(indices) == list(range(24))  # nothing lost, nothing twice
+    for i, completion in got:
+        assert completion.parsed == {"diagnoses": [_digest(f"question {i}")]}
+    summary = executor.summary()["executor"]
+    assert summary["worker_restarts"] >= 2
+    assert sum(e["completions"] for e in summary["endpoints"]) == 24
+    assert client.stats.model_calls == 24
+
+
+def test_a_failing_endpoint_is_drained_and_its_requests_answered_elsewhere() -> None:
+    requests = _requests(16)
+    with FaultServer(fault_rate=1.0, faults=("500",)) as broken, FaultServer(latency_s=0.02) as good:
+        executor = RayExecutor(workers=2, shard_size=4)
+        client = _client(
+            broken.base_url, concurrency=4, retries=1, backoff_initial_s=0.01, backoff_max_s=0.02
+        )
+        try:
+            got = dict(executor.map(client, requests, _endpoints([broken, good])))
+            summary = executor.summary()["executor"]["endpoints"]
+            with pytest.raises(LLMCallError, match="every endpoint failed"):
+                list(executor.map(client, requests, _endpoints([broken])))
+        finally:
+            executor.close()
+    assert sorted(got) == list(range(16))
+    assert all(got[i].parsed == {"diagnoses": [_digest(f"question {i}")]} for i in got)
+    by_url = {e["url"]: e for e in summary}
+    assert by_url[broken.base_url]["completions"] == 0 and "HTTP 500" in by_url[broken.base_url]["drained"]
+    assert by_url[good.base_url]["completions"] == 16 and by_url[good.base_url]["drained"] is None
+    assert broken.counts["500"] >= 2  # it was tried (with its retry) before being drained
+
+
+def test_a_non_loopback_endpoint_without_attestation_is_refused_before_any_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = _dataset(tmp_path / "ds")
+    with FaultServer() as loopback:
+        endpoints = [loopback.base_url, "http://10.20.30.40:8000/v1"]
+        config = tmp_path / "run.yaml"
+        config.write_text(yaml.safe_dump({"systems": {"fake": {"kind": "llm", "endpoints": endpoints}}}))
+        args = ["predict", "--dataset", str(dataset), "--system", "fake", "--out", str(tmp_path / "out")]
+        code, text = run_cli([*args, "--config", str(config), "--executor", "ray"], capsys, monkeypatch)
+        assert sum(loopback.counts.values()) == 0
+    assert code == 2
+    assert "refusing to send patient data to 10.20.30.40" in text and "attestation" in text
+
+
+def test_an_unreachable_cluster_address_is_exit_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = _dataset(tmp_path / "ds")
+    args = ["predict", "--dataset", str(dataset), "--system", "llm", "--out", str(tmp_path / "out")]
+    code, text = run_cli([*args, "--executor", "ray", "--ray-address", "127.0.0.1:1"], capsys, monkeypatch)
+    assert code == 2 and "the Ray cluster at 127.0.0.1:1 is unreachable" in text
+
+
+def test_without_ray_installed_the_error_says_how_to_install_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    dataset = _dataset(tmp_path / "ds")
+    args = ["predict", "--dataset", str(dataset), "--system", "llm", "--out", str(tmp_path / "out")]
+    code, text = run_cli([*args, "--executor", "ray"], capsys, monkeypatch)
+    assert code == 2 and "pip install 'admitdx[ray]'" in text
