@@ -189,5 +189,13 @@ def test_an_interrupted_rebuild_leaves_the_previous_dataset_untouched(demo_dir: 
         build_earlydx(demo_dir, tmp_path, EarlyDxParams(window_hours=24), progress=stop_midway)
     assert {f: (tmp_path / f).read_bytes() for f in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["instances.jsonl", "instances.parquet", "manifest.json", "coverage.csv", "split.csv"]
+        [
+            "instances.jsonl",
+            "instances.parquet",
+            "manifest.json",
+            "coverage.csv",
+            "split.csv",
+            "README.md",
+            "data",
+        ]
     )

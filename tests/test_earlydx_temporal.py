@@ -219,13 +219,11 @@ def test_serial_vitals_show_first_and_last_reading_in_window(tmp_path: Path) -> 
             ("2150-01-01 12:30:00", 80),
         )
     ]
-    demarcated = build(tmp_path, t, layout="demarcated")["sections"]["ed_vitals"]
-    assert demarcated == "HR120 SpO2 95 | HR98 SpO2 95"
-    assert build(tmp_path, t, window_hours=1, layout="demarcated")["sections"]["ed_vitals"] == (
-        "HR120 SpO2 95 | HR80 SpO2 95"
-    )
-    # appendix I's format: the stored float, SpO2 run together with its value
-    assert build(tmp_path, t)["sections"]["ed_vitals"] == "HR120.0 SpO295.0 | HR98.0 SpO295.0"
+    inst = build(tmp_path, t)
+    assert inst["sections"]["ed_vitals"] == "HR120 SpO2 95 | HR98 SpO2 95"
+    assert build(tmp_path, t, window_hours=1)["sections"]["ed_vitals"] == "HR120 SpO2 95 | HR80 SpO2 95"
+    # appendix I's text: the stored float, SpO2 run together with its value
+    assert "\nED serial vitals: HR120.0 SpO295.0 | HR98.0 SpO295.0\n" in inst["text"]
 
 
 def test_omr_by_chartdate_up_to_the_day_of_t0_and_baseline_labs_before_t0(tmp_path: Path) -> None:
@@ -258,16 +256,16 @@ def test_omr_by_chartdate_up_to_the_day_of_t0_and_baseline_labs_before_t0(tmp_pa
         lab(50912, "2150-01-01 09:00:00", 2.0, labevent_id=2),  # the ED draw, before t0
         lab(51222, "2149-12-01 09:00:00", 13.1, labevent_id=3),
     ]
-    inst = build(tmp_path, t, layout="demarcated")
+    inst = build(tmp_path, t)
     assert inst["sections"]["omr"] == "BP 140/90, Wt 180 lb"
     assert inst["sections"]["baseline_labs"] == "creatinine 2, hemoglobin 13.1"
-    prior = build(tmp_path, t, baseline_labs_before="ed-arrival", layout="demarcated")
+    prior = build(tmp_path, t, baseline_labs_before="ed-arrival")
     assert prior["sections"]["baseline_labs"] == "creatinine 0.9, hemoglobin 13.1"
-    # appendix I: every OMR field named, None where absent; numbers as stored; no units
-    paper = build(tmp_path, t)
-    assert paper["sections"]["omr"] == "BP 140/90, Wt 180, Ht None, BMI None"
-    assert paper["sections"]["baseline_labs"] == "creatinine 2.0, hemoglobin 13.1"
-    assert "\nBaseline (OMR): BP 140/90, Wt 180, Ht None, BMI None\n" in paper["text"]
+    # appendix I's text: every OMR field named, None where absent, no units; numbers as stored
+    assert "\nBaseline (OMR): BP 140/90, Wt 180, Ht None, BMI None\n" in inst["text"]
+    assert "\nBaseline labs (prior): creatinine 2.0, hemoglobin 13.1\n" in inst["text"]
+    demarcated = build(tmp_path, t, layout="demarcated")["text"]
+    assert "\nBaseline (OMR): BP 140/90, Wt 180 lb\n" in demarcated
     (tmp_path / "bare").mkdir()
     bare = build(tmp_path / "bare", base_tables())
     assert bare["sections"]["omr"] is None and bare["sections"]["baseline_labs"] is None

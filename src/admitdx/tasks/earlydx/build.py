@@ -31,7 +31,6 @@ from admitdx.tasks.dataset_writer import (
     write_coverage,
 )
 from admitdx.tasks.earlydx.cohort import create_cohort
-from admitdx.tasks.earlydx.paper_layout import RENDERERS as PAPER_RENDERERS
 from admitdx.tasks.earlydx.params import HISTORY, SECTION_NAMES, EarlyDxParams
 from admitdx.tasks.earlydx.references import build_references, labels_sql, register_verdicts
 from admitdx.tasks.earlydx.serialize import ACUTE, HISTORY_PARTS, serialize, serialize_history
@@ -253,10 +252,7 @@ def _encounter(
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Render one encounter; None when no label survives. Also the sections present before ablation."""
     opts = p.section_options()
-    render = {s.name: s.render for s in ACUTE}
-    if p.layout == "paper":
-        render.update(PAPER_RENDERERS)
-    sections = {name: render[name](row[name], opts) for name in render}
+    sections = {s.name: s.render(row[s.name], opts) for s in ACUTE}
     history = serialize_history({s.name: s.render(row[s.name], opts) for s in HISTORY_PARTS})
     present = [name for name, text in sections.items() if text is not None]
     if history is not None:

@@ -3,9 +3,12 @@
 Appendix I prints the authors' builder's formats: numbers as the table stores them ("HR52.0",
 "acuity2.0", "creatinine 1.0"), SpO2 run together with its value ("SpO297.0"), outpatient
 measurements without units, and placeholders where nothing was recorded ("Baseline (OMR): BP
-None, Wt None, Ht None, BMI None", "creatinine None, hemoglobin None"). Only the four sections
-whose format differs from the shared library's are re-rendered here; the others (demographics,
-chief complaint, home meds, labs, ECG, echo, radiology) are the same in both layouts.
+None, Wt None, Ht None, BMI None", "creatinine None, hemoglobin None").
+
+``Instance.sections`` keep the shared library's format in both layouts (the evidence is the same;
+only the text differs), so the paper's text is derived from them here: :func:`paper_field` turns a
+section's value into appendix I's wording. Only four sections differ; the others (demographics,
+chief complaint, home meds, labs, ECG, echo, radiology) read the same in both layouts.
 
 What stays a departure even in this layout (see the task README): a triage or vital field that was
 not recorded is left out (their code prints ``HRnan``), lab results carry units and are cut at a
@@ -14,22 +17,11 @@ whole result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Any
 
 from admitdx.tasks.sections.baseline_labs import ITEMS as BASELINE_ITEMS
 from admitdx.tasks.sections.omr import KINDS as OMR_KINDS
-from admitdx.tasks.sections.options import TRIAGE_FIELDS, SectionOptions
-
-_TRIAGE = (("T", "temperature"), ("HR", "heartrate"), ("RR", "resprate"), ("SpO2", "o2sat"))
-_VITAL_LABELS = {
-    "temperature": "T",
-    "heartrate": "HR",
-    "resprate": "RR",
-    "o2sat": "SpO2",
-    "sbp": "SBP",
-    "dbp": "DBP",
-}
 
 #: A section with nothing recorded, as appendix I prints it (the section is still None in
 #: Instance.sections and in the coverage figures: a placeholder is not evidence).
@@ -38,49 +30,51 @@ PLACEHOLDERS = {
     "baseline_labs": ", ".join(f"{name} None" for name in BASELINE_ITEMS),
 }
 
-
-def stored(x: float | int | None) -> str:
-    """A number as the source table holds it (a float column prints 52.0), None as "None"."""
-    return "None" if x is None else repr(float(x))
-
-
-def _triage(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
-    if v is None:
-        return None
-    v = {f: (v[f] if f in p.triage_fields else None) for f in TRIAGE_FIELDS}
-    parts = [f"{label}{stored(v[f])}" for label, f in _TRIAGE if v[f] is not None]
-    if v["sbp"] is not None or v["dbp"] is not None:
-        parts.append(f"BP{stored(v['sbp'])}/{stored(v['dbp'])}")
-    if v["acuity"] is not None:
-        parts.append(f"acuity{stored(v['acuity'])}")
-    return " ".join(parts) or None
+# "HR80", "SpO2 99", "BP138/78", "acuity 2" as the shared vitals and triage sections write them.
+_VITAL = re.compile(r"\b(T|HR|RR|SpO2|SBP|DBP|BP|acuity) ?(-?[\d.]+(?:e-?\d+)?)(?:/(-?[\d.]+(?:e-?\d+)?))?")
+_UNITS = tuple(unit for _, units in OMR_KINDS.values() for unit in units.values() if unit)
 
 
-def _ed_vitals(v: list[dict[str, Any]] | None, p: SectionOptions) -> str | None:
-    if not v:
-        return None
-    fields = p.serial_vital_fields
-    return " | ".join(" ".join(f"{_VITAL_LABELS[f]}{stored(r[f])}" for f in fields) for r in v)
+def stored(number: str) -> str:
+    """A number as its float column stores it: "80" → "80.0", "97.3" → "97.3"."""
+    return repr(float(number))
 
 
-def _omr(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
-    if not v or all(v[kind] is None for kind in OMR_KINDS):
-        return None
+def _vitals(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        second = f"/{stored(m.group(3))}" if m.group(3) is not None else ""
+        return f"{m.group(1)}{stored(m.group(2))}{second}"
+
+    return _VITAL.sub(one, text)
+
+
+def _omr(text: str) -> str:
+    values = {}
+    for part in text.split(", "):
+        label, _, value = part.partition(" ")
+        values[label] = next((value[: -len(u)] for u in _UNITS if value.endswith(u)), value)
+    return ", ".join(f"{label} {values.get(label, 'None')}" for label, _ in OMR_KINDS.values())
+
+
+def _baseline_labs(text: str) -> str:
+    values = dict(part.split(" ", 1) for part in text.split(", "))
     return ", ".join(
-        f"{label} {v[kind]['value'] if v[kind] is not None else 'None'}"
-        for kind, (label, _) in OMR_KINDS.items()
+        f"{name} {values.get(name, 'None') if values.get(name, 'None') == 'None' else stored(values[name])}"
+        for name in BASELINE_ITEMS
     )
 
 
-def _baseline_labs(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
-    if v is None:
-        return None
-    return ", ".join(f"{name} {stored(v[name])}" for name in BASELINE_ITEMS)
-
-
-RENDERERS: dict[str, Callable[[Any, SectionOptions], str | None]] = {
-    "triage": _triage,
-    "ed_vitals": _ed_vitals,
+_FORMATS: dict[str, Callable[[str], str]] = {
+    "triage": _vitals,
+    "ed_vitals": _vitals,
     "omr": _omr,
     "baseline_labs": _baseline_labs,
 }
+
+
+def paper_field(name: str, value: str | None) -> str:
+    """Section ``name``'s value as appendix I prints it ("None" or its placeholder when absent)."""
+    if not value:
+        return PLACEHOLDERS.get(name, "None")
+    convert = _FORMATS.get(name)
+    return convert(value) if convert else value

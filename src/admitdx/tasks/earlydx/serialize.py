@@ -21,12 +21,13 @@ from typing import Literal
 
 from admitdx.contracts import Instance
 from admitdx.errors import UsageError
-from admitdx.tasks.earlydx.paper_layout import PLACEHOLDERS
+from admitdx.tasks.earlydx.paper_layout import paper_field
 from admitdx.tasks.earlydx.params import DROPPABLE, HISTORY, SECTION_NAMES
 from admitdx.tasks.earlydx.prior_history import PARTS as HISTORY_PARTS
 from admitdx.tasks.sections import BY_NAME
 
 Layout = Literal["paper", "demarcated"]
+LAYOUTS: tuple[Layout, ...] = ("paper", "demarcated")
 
 #: EarlyDx's acute sections from the shared library, in §3.2's order.
 ACUTE = tuple(BY_NAME[name] for name in SECTION_NAMES)
@@ -69,13 +70,19 @@ def serialize(sections: dict[str, str | None], history: str | None, layout: Layo
         if name == HISTORY:
             out += history.split("\n") if history else [f"{s.header}: None" for s in HISTORY_PARTS]
         else:
-            out.append(f"{HEADERS[name]}: {sections.get(name) or PLACEHOLDERS.get(name, 'None')}")
+            out.append(f"{HEADERS[name]}: {paper_field(name, sections.get(name))}")
     return "\n".join(out)
 
 
 def layout_of(text: str) -> Layout:
     """The layout an input text was serialized in (only ``demarcated`` has the history header)."""
     return "demarcated" if f"\n\n{HISTORY_HEADER}:\n" in text else "paper"
+
+
+def relayout(instance: Instance, layout: Layout) -> Instance:
+    """The same instance serialized in ``layout``: exactly the text a build with ``--layout``
+    ``layout`` writes, since the text is a function of the sections and the history alone."""
+    return replace(instance, text=serialize(instance.sections, instance.history, layout))
 
 
 def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Instance:
