@@ -262,3 +262,29 @@ def test_split_proportions_within_one_point_on_a_large_root(tmp_path: Path) -> N
         for inst in insts:
             subjects[inst.subject_id].add(inst.split)
         assert all(len(s) == 1 for s in subjects.values())
+
+
+def test_split_file_reused_and_ungrouped_split(synthetic_root: Path, built: Path, tmp_path: Path) -> None:
+    one = ["--module", "hosp", "--icd-version", "10"]
+    reused = tmp_path / "reused"
+    split_file = str(built / "hosp-icd10" / "split.csv")
+    args = [
+        "--mimic",
+        str(synthetic_root),
+        "--out",
+        str(reused),
+        "--split-file",
+        split_file,
+        "--seed",
+        "9",
+        *one,
+    ]
+    assert _invoke("build", "clinibench", *args).exit_code == 0
+    before = {i.id: i.split for i in load_instances(built / "hosp-icd10")}
+    assert {i.id: i.split for i in load_instances(reused)} == before  # the file wins over the new seed
+    assert read_manifest(reused)["outputs"]["counts"]["split_subjects_not_in_file"] == 0
+    notes = tmp_path / "notes"
+    args = ["--mimic", str(synthetic_root), "--out", str(notes), "--set", "group_by_patient=false", *one]
+    assert _invoke("build", "clinibench", *args).exit_code == 0
+    assert not (notes / "split.csv").exists()
+    assert {i.split for i in load_instances(notes)} == {"train", "val", "test"}

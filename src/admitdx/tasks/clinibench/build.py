@@ -94,7 +94,7 @@ def build_clinibench(
     variants = params.variants()
     needs = _needs(mimic_dir, variants)
     if split_file and not params.group_by_patient:
-        raise UsageError("--split-file assigns patients; it needs --group-by-patient")
+        raise UsageError("--split-file assigns patients; it needs group_by_patient (the default)")
     fixed = read_split_file(split_file, SPLITS) if split_file else None
     writable_dir(out_dir)
     report = progress or (lambda stage, done, total: None)
