@@ -35,18 +35,11 @@ ACUTE = tuple(BY_NAME[name] for name in SECTION_NAMES)
 HEADERS = {s.name: s.header for s in ACUTE}
 HISTORY_HEADER = "Prior history (background from earlier visits, not the current presentation)"
 #: Appendix I's order: history between the baseline labs and the ECG, the in-window labs last.
+_UP_TO_BASELINE = SECTION_NAMES[: SECTION_NAMES.index("baseline_labs") + 1]
 PAPER_ORDER: tuple[str, ...] = (
-    "demographics",
-    "chief_complaint",
-    "triage",
-    "ed_vitals",
-    "home_meds",
-    "omr",
-    "baseline_labs",
+    *_UP_TO_BASELINE,
     HISTORY,
-    "ecg",
-    "echo",
-    "radiology",
+    *(n for n in SECTION_NAMES[len(_UP_TO_BASELINE) :] if n != "labs"),
     "labs",
 )
 
