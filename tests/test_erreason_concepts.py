@@ -4,6 +4,7 @@ suite through `admitdx score` (the results name the extractor)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -75,3 +76,12 @@ def test_text_suite_reports_concept_recall_and_its_extractor(tmp_path: Path) -> 
     metrics = results["systems"][0]["metrics"]
     assert metrics["rule_out.concept_recall"]["value"] == pytest.approx((1 / 3 + 2 / 3) / 2)
     assert metrics["treatment_plan.concept_recall"]["value"] == pytest.approx((1 / 2 + 1) / 2)
+    # the report draws concept recall by rationale type and ROUGE per part, from the same numbers
+    figures = tmp_path / "figures"
+    result = CliRunner().invoke(app, ["report", str(out), "--figures", str(figures)])
+    assert result.exit_code == 0, result.output
+    with (figures / "concept_recall.csv").open() as f:
+        drawn = {r["metric"]: float(r["value"]) for r in csv.DictReader(f)}
+    assert drawn["rule_out.concept_recall"] == pytest.approx(0.5)
+    assert drawn["treatment_plan.concept_recall"] == pytest.approx(0.75)
+    assert (figures / "rouge_rule_out.svg").is_file() and (figures / "rouge_treatment_plan.svg").is_file()
