@@ -195,3 +195,26 @@ def test_without_ray_installed_the_error_says_how_to_install_it(
     args = ["predict", "--dataset", str(dataset), "--system", "llm", "--out", str(tmp_path / "out")]
     code, text = run_cli([*args, "--executor", "ray"], capsys, monkeypatch)
     assert code == 2 and "pip install 'admitdx[ray]'" in text
+
+
+def test_a_ray_run_stopped_early_resumes_with_only_the_rest(tmp_path: Path) -> None:
+    """A trial of 10 then the full split: the second run predicts the other 14, each exactly once."""
+    dataset = _dataset(tmp_path / "ds")
+    out = tmp_path / "ray"
+    with FaultServer(latency_s=0.02) as server:
+        executor = RayExecutor(workers=2, shard_size=3)
+        options = {
+            "base_url": server.base_url,
+            "cache_path": str(tmp_path / "c.sqlite"),
+            "executor": executor,
+        }
+        try:
+            stream = executor.map(_client(server.base_url), _requests(12), _endpoints([server]))
+            next(stream)
+            stream.close()  # what Ctrl-C does to the system's loop: shards in flight are cancelled
+            run_predictions(dataset, SystemChoice("fake", "llm", options), out, limit=10, show_progress=False)
+            manifest = _predict(dataset, out, options)
+        finally:
+            executor.close()
+    assert len(_items(out)) == N_TEST
+    assert manifest["outputs"]["fit"]["model_calls"] == N_TEST - 10
