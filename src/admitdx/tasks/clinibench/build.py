@@ -245,19 +245,20 @@ def _records(spool: Path, module: str, version: int) -> Iterator[dict[str, Any]]
 
 def _split(
     spool: Path, variant: tuple[str, int], p: CliniBenchParams, fixed: dict[int, str] | None
-) -> tuple[dict[Any, str], int]:
-    """Group (patient, or note when ungrouped) → split; and how many patients a split file lacked."""
+) -> tuple[dict[Any, str], int, int]:
+    """Group (patient, or note when ungrouped) → split; how many patients a split file lacked; notes."""
     groups: dict[Any, tuple[int, Counter[str]]] = {}
     for rec in _records(spool, *variant):
         key = rec["subject_id"] if p.group_by_patient else rec["hadm_id"]
         n, counts = groups.get(key, (0, Counter()))
         counts.update(lab[0] for lab in rec["labels"])
         groups[key] = (n + 1, counts)
+    notes = sum(n for n, _ in groups.values())
     if not fixed:
-        return iterative_stratification(groups, p.fractions(), p.seed), 0
+        return iterative_stratification(groups, p.fractions(), p.seed), 0, notes
     free = {g: v for g, v in groups.items() if g not in fixed}
     assigned = iterative_stratification(free, p.fractions(), p.seed) if free else {}
-    return {**{g: fixed[g] for g in groups if g in fixed}, **assigned}, len(free)
+    return {**{g: fixed[g] for g in groups if g in fixed}, **assigned}, len(free), notes
 
 
 def _write_dataset(
@@ -274,7 +275,7 @@ def _write_dataset(
     module, version = variant
     name = variant_name(module, version)
     writable_dir(out_dir)
-    assignment, not_in_file = _split(spool, variant, p, fixed)
+    assignment, not_in_file, total = _split(spool, variant, p, fixed)
     key = "subject_id" if p.group_by_patient else "hadm_id"
     per_split: dict[str, Counter[str]] = {s: Counter() for s in SPLITS}
     for rec in _records(spool, module, version):
@@ -301,7 +302,8 @@ def _write_dataset(
             codes_per_note.append(len(rec["labels"]))
             full_codes.update(c for lab in rec["labels"] for c in lab[2])
             if i % FETCH_ROWS == 0:
-                report(f"write {name}", i, 0)
+                report(f"write {name}", i, total)
+        report(f"write {name}", total, total)
         _write_labels(writer.staged(LABELS_FILE), per_split, evaluated, version, titles)
         if p.group_by_patient:
             write_split_file(writer.staged(SPLIT_FILE), assignment)
