@@ -13,12 +13,14 @@ main report (``report/``) scores the baselines on the whole test split.
 
 LLM speed (issue 12, measured with ``bench/bench_local_server.py`` on a 2-core AMX VM): a
 zero-shot request costs about 8.5 CPU-seconds on one core (5.6 for its ≈620 prompt tokens, 2.9
-for its ≈75 answer tokens), an audit request about 6.8, so the 20 predictions, the judge and 12
-audited labels need some 280 CPU-seconds. One llama.cpp server uses one thread (more threads spin
-at barriers and collapse on a busy machine), so the LLM audit runs on a second single-thread
-server *alongside* the predictions and the LLM judge, which keeps both cores busy. Every answer is
-bounded by ``llm_max_tokens``: answers take 40–100 tokens, and the one that looped in a measured
-run (717 tokens unbounded) now stops at 256 and is counted as unparseable.
+for its ≈75 answer tokens), an audit request about 6.8, so the 24 predictions and the judge need
+some 240 CPU-seconds and the audit's 12–14 labels another 90. One llama.cpp server uses one thread
+(more threads spin at barriers and collapse on a busy machine), so the LLM audit runs on a second
+single-thread server *alongside* the predictions and the LLM judge, which keeps both cores busy.
+Every answer is bounded by ``llm_max_tokens``: answers take 40–100 tokens, and SmolLM2 sometimes
+loops (a 717-token diagnosis list; audit quotes of "1.0, 1.0, 1.0, …" in 4 of 14 labels of one
+run), which now stops at 256 tokens, costs about 10 CPU-seconds instead of up to 60, and is
+counted as unparseable.
 """
 
 from __future__ import annotations
