@@ -97,9 +97,10 @@ def test_ray_predicts_what_local_predicts_with_the_same_manifest_and_a_rerun_mak
         try:
             on_ray = {**base, "cache_path": str(tmp_path / "ray.sqlite"), "executor": executor}
             first = _predict(dataset, tmp_path / "ray", on_ray)
-            calls = a.counts["200"] + b.counts["200"]
+            calls = a.counts["requests"] + b.counts["requests"]
+            assert calls == 2 * N_TEST  # the local run, then the Ray run (its own cache)
             rerun = _predict(dataset, tmp_path / "ray-again", on_ray)
-            assert a.counts["200"] + b.counts["200"] == calls  # the rerun asked no server anything
+            assert a.counts["requests"] + b.counts["requests"] == calls  # the rerun asked no server anything
             spread = _predict(dataset, tmp_path / "two", {**on_ray, "endpoints": [a.base_url, b.base_url]})
         finally:
             executor.close()
@@ -218,3 +219,50 @@ def test_a_ray_run_stopped_early_resumes_with_only_the_rest(tmp_path: Path) -> N
             executor.close()
     assert len(_items(out)) == N_TEST
     assert manifest["outputs"]["fit"]["model_calls"] == N_TEST - 10
+
+
+def _verdict(body: dict) -> str:
+    """An auditor's answer that depends on the label, so a mixed-up answer would show."""
+    last = body["messages"][-1]["content"]
+    tag = hashlib.sha256(last.encode()).hexdigest()
+    return json.dumps(
+        {"evidence_class": "supported" if int(tag, 16) % 2 else "unsupported", "quote": tag[:8]}
+    )
+
+
+def test_audit_on_ray_over_two_endpoints_writes_what_the_local_audit_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = _dataset(tmp_path / "ds")
+    with FaultServer(answer=_verdict) as a, FaultServer(answer=_verdict) as b:
+        systems = {
+            "one": {"kind": "llm", "base_url": a.base_url},
+            "two": {"kind": "llm", "base_url": a.base_url, "endpoints": [a.base_url, b.base_url]},
+        }
+        config = tmp_path / "run.yaml"
+        config.write_text(yaml.safe_dump({"systems": systems}))
+
+        def audit(system: str, out: str, cache: str, *executor: str) -> int:
+            args = ["audit", "--dataset", str(dataset), "--system", system, "--out", str(tmp_path / out)]
+            args += ["--config", str(config), "--set", f"cache_path={tmp_path / cache}", *executor]
+            return run_cli(args, capsys, monkeypatch)[0]
+
+        assert audit("one", "local", "local.sqlite") == 0
+        local_calls = a.counts["requests"]
+        on_ray = ("--executor", "ray", "--ray-shard-size", "2")
+        assert audit("two", "ray", "ray.sqlite", *on_ray) == 0
+        calls = (a.counts["requests"] - local_calls, b.counts["requests"])
+        assert audit("two", "ray-again", "ray.sqlite", *on_ray) == 0
+        assert (a.counts["requests"] - local_calls, b.counts["requests"]) == calls  # the rerun asked nobody
+    assert local_calls == N_TEST + 1
+    assert calls[0] > 0 and calls[1] > 0 and sum(calls) == N_TEST + 1  # spread, each label once
+
+    def verdicts(out: str) -> dict:
+        rows = list(read_jsonl(tmp_path / out / "audit.jsonl"))
+        assert len(rows) == N_TEST + 1
+        return {(r["instance_id"], r["ref_index"]): (r["evidence_class"], r["quote"]) for r in rows}
+
+    assert verdicts("local") == verdicts("ray") == verdicts("ray-again")
+    assert {v for v, _ in verdicts("ray").values()} == {"supported", "unsupported"}
+    manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
+    assert [e["host"] for e in manifest["inputs"]["auditor"]["endpoints_egress"]] == ["127.0.0.1"] * 2

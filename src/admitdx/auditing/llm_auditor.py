@@ -15,6 +15,7 @@ from typing import Any
 from admitdx.auditing.prompts import PROMPT_DIR
 from admitdx.auditing.verdict import EVIDENCE_CLASSES, Verdict
 from admitdx.contracts import Instance
+from admitdx.executors import Endpoint, Executor, LocalExecutor
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.prompts import load_prompt
 from admitdx.tasks.answers import free_text
@@ -49,20 +50,36 @@ def read_verdict(c: Completion) -> Verdict:
 
 class LLMAuditor:
     def __init__(
-        self, client: LLMClient, *, prompt: str = "audit.v1", quote_max_chars: int | None = None
+        self,
+        client: LLMClient,
+        *,
+        prompt: str = "audit.v1",
+        quote_max_chars: int | None = None,
+        executor: Executor | None = None,
+        endpoints: list[Endpoint] | None = None,
     ) -> None:
+        """``executor`` says where the calls run (default: this process, against the client's base
+        URL); ``endpoints`` (egress-checked, :func:`admitdx.executors.parse_endpoints`) replace it."""
         self.name = "llm"
         self.client = client
+        self.executor: Executor = executor if executor is not None else LocalExecutor()
+        self.listed_endpoints = endpoints
+        self.endpoints = endpoints or [
+            Endpoint(client.config.base_url, client.config.concurrency, client.egress)
+        ]
         self.template = load_prompt(prompt, PROMPT_DIR)
         self.schema = audit_schema(quote_max_chars)
 
     def identity(self) -> dict[str, Any]:
-        return {
+        identity = {
             "auditor": self.name,
             "prompt": self.template.identity(),
             "llm": self.client.config.identity(),
             "egress": self.client.egress,
         }
+        if self.listed_endpoints is not None:
+            identity["endpoints_egress"] = [e.egress for e in self.listed_endpoints]
+        return identity
 
     def request(self, instance: Instance, ref_index: int) -> ChatRequest:
         messages = self.template.render(record=instance.text, label=instance.references[ref_index].text)
@@ -70,6 +87,7 @@ class LLMAuditor:
 
     def audit_many(self, pairs: Iterable[tuple[Instance, int]]) -> Iterator[tuple[Instance, int, Verdict]]:
         todo = list(pairs)
-        for i, completion in self.client.map(self.request(inst, ref) for inst, ref in todo):
+        requests = (self.request(inst, ref) for inst, ref in todo)
+        for i, completion in self.executor.map(self.client, requests, self.endpoints):
             inst, ref = todo[i]
             yield inst, ref, read_verdict(completion)

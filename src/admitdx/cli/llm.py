@@ -15,6 +15,14 @@ from rich.console import Console
 from admitdx.auditing import RuleAuditor, audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
+from admitdx.cli.executor_options import (
+    ExecutorOption,
+    RayAddressOption,
+    RayShardOption,
+    RayWorkersOption,
+    named_endpoints,
+    open_executor,
+)
 from admitdx.cli.named_llm import open_named_client
 from admitdx.cli.options import parse_key_values
 from admitdx.llm.local_server import LocalServer
@@ -99,6 +107,10 @@ def audit(
         Path | None, typer.Option("--truth", help="Synthetic root: report agreement with its _truth/.")
     ] = None,
     set_: SetOption = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    ray_workers: RayWorkersOption = 2,
+    ray_shard_size: RayShardOption = 8,
 ) -> None:
     """Label every reference supported / partial / unsupported and write a new dataset version.
 
@@ -110,10 +122,13 @@ def audit(
         if system == "rules":
             outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
         else:
-            with open_named_client(system, config, settings=parse_key_values(set_), log_dir=out) as client:
-                outputs = audit_dataset(
-                    dataset, out, LLMAuditor(client), truth_root=truth, on_progress=update
-                )
+            with (
+                open_executor(executor, ray_address, ray_workers, ray_shard_size) as runs_on,
+                open_named_client(system, config, settings=parse_key_values(set_), log_dir=out) as client,
+            ):
+                endpoints = named_endpoints(system, config, client)
+                auditor = LLMAuditor(client, executor=runs_on, endpoints=endpoints)
+                outputs = audit_dataset(dataset, out, auditor, truth_root=truth, on_progress=update)
     classes = json.dumps(outputs["evidence_class"])
     _console.print(
         f"audited {outputs['references']} labels → {out}: {classes}, {outputs['unparseable']} unparseable"

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from admitdx.cli.executor_options import ExecutorOption, RayAddressOption, RayShardOption, RayWorkersOption
 from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.executors import make_executor
@@ -58,25 +59,10 @@ def predict(
             "configurations of one kind can be scored side by side without a --config file.",
         ),
     ] = None,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            help="Where an llm system's calls run: local (this process) or ray (shards on Ray workers, "
-            "spread over the system's `endpoints`; needs admitdx[ray]).",
-        ),
-    ] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="Ray cluster to join: auto, HOST:PORT or ray://HOST:PORT (default: start a local instance).",
-        ),
-    ] = None,
-    ray_workers: Annotated[int, typer.Option("--ray-workers", min=1, help="Ray worker actors.")] = 2,
-    ray_shard_size: Annotated[
-        int, typer.Option("--ray-shard-size", min=1, help="Requests per shard handed to a Ray worker.")
-    ] = 8,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    ray_workers: RayWorkersOption = 2,
+    ray_shard_size: RayShardOption = 8,
 ) -> None:
     """Predict diagnoses for every instance of a split, appending to OUT/predictions.jsonl.
 

@@ -9,7 +9,7 @@ owner of the response cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from admitdx.errors import UsageError
@@ -23,7 +23,7 @@ class Executor(Protocol):
     kind: str
 
     def map(
-        self, client: LLMClient, requests: Sequence[ChatRequest], endpoints: Sequence[Endpoint]
+        self, client: LLMClient, requests: Iterable[ChatRequest], endpoints: Sequence[Endpoint]
     ) -> Iterator[tuple[int, Completion]]: ...
 
     def summary(self) -> dict[str, Any]:
@@ -41,8 +41,9 @@ class LocalExecutor:
     kind = "local"
 
     def map(
-        self, client: LLMClient, requests: Sequence[ChatRequest], endpoints: Sequence[Endpoint]
+        self, client: LLMClient, requests: Iterable[ChatRequest], endpoints: Sequence[Endpoint]
     ) -> Iterator[tuple[int, Completion]]:
+        """Lazy, as before: the client pulls requests only as slots free up."""
         if len(endpoints) > 1:
             raise UsageError(
                 f"{len(endpoints)} endpoints are listed, but the local executor calls only base_url",

@@ -23,7 +23,7 @@ Protocol (why it is exactly once):
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,8 +120,11 @@ class RayExecutor:
 
     # ------------------------------------------------------------------ mapping
     def map(
-        self, client: LLMClient, requests: Sequence[ChatRequest], endpoints: Sequence[Endpoint]
+        self, client: LLMClient, requests: Iterable[ChatRequest], endpoints: Sequence[Endpoint]
     ) -> Iterator[tuple[int, Completion]]:
+        """Unlike the local client, the driver holds every request (a shard is resent whole after a
+        worker dies, and a drained endpoint's remainder goes elsewhere)."""
+        requests = list(requests)
         self._counts = _Counts(endpoints=[_EndpointState(e) for e in endpoints])
         misses: list[int] = []
         for i, req in enumerate(requests):
