@@ -34,8 +34,8 @@ from admitdx.auditing.stage import JsonlStage
 from admitdx.auditing.verdict import Verdict
 from admitdx.contracts import INSTANCES_FILE, Instance, load_instances
 from admitdx.errors import UsageError
-from admitdx.runs import MANIFEST_FILE, sha256_file
-from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter
+from admitdx.runs import MANIFEST_FILE, exclusive, sha256_file
+from admitdx.tasks.dataset_writer import CARD_FILE, PARQUET_FILE, InstanceWriter
 from admitdx.tasks.registry import get_task
 
 AUDIT_FILE = "audit.jsonl"
@@ -61,10 +61,22 @@ def audit_dataset(
     truth_root: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Audit every reference of every instance; return the manifest's outputs."""
+    """Audit every reference of every instance; return the manifest's outputs. Holds ``out_dir``'s
+    single-writer lock (:func:`admitdx.runs.exclusive`) throughout."""
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
     if dataset_dir.resolve() == out_dir.resolve():
         raise UsageError("--out must differ from --dataset: the audit writes a new dataset version")
+    with exclusive(out_dir, "audit"):
+        return _audit(dataset_dir, out_dir, auditor, truth_root, on_progress)
+
+
+def _audit(
+    dataset_dir: Path,
+    out_dir: Path,
+    auditor: Auditor,
+    truth_root: Path | None,
+    on_progress: Callable[[int, int], None] | None,
+) -> dict[str, Any]:
     instances = load_instances(dataset_dir)
     inputs = {
         "dataset": {"instances_sha256": sha256_file(dataset_dir / INSTANCES_FILE)},
@@ -124,6 +136,19 @@ def _with_retained(schema: pa.Schema) -> pa.Schema:
     return schema.set(index, pa.field("meta", pa.struct(fields)))
 
 
+def _dataset_file(path: Path) -> bool:
+    """The input dataset's own files the audited version carries over unchanged (split.csv,
+    coverage.csv, a task's vocabulary …): not what the writer rewrites, not the input's lock or
+    hidden files, not a server log of an earlier LLM audit."""
+    rewritten = (INSTANCES_FILE, PARQUET_FILE, MANIFEST_FILE, CARD_FILE)
+    return (
+        path.is_file()
+        and path.name not in rewritten
+        and not path.name.startswith(".")
+        and path.suffix != ".log"
+    )
+
+
 def _write_dataset(dataset_dir: Path, out_dir: Path, instances: list[Instance]) -> None:
     """The audited version keeps the input's Parquet schema (a hand-written dataset without one
     gets its task's)."""
@@ -135,7 +160,7 @@ def _write_dataset(dataset_dir: Path, out_dir: Path, instances: list[Instance]) 
         for record in records:
             writer.write(record)
         for extra in sorted(dataset_dir.iterdir()):
-            if extra.is_file() and extra.name not in (INSTANCES_FILE, PARQUET_FILE, MANIFEST_FILE):
+            if _dataset_file(extra):
                 shutil.copy2(extra, writer.staged(extra.name))
     except BaseException:
         writer.abort()

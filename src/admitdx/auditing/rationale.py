@@ -27,7 +27,7 @@ from admitdx.contracts import INSTANCES_FILE, Instance, load_instances
 from admitdx.errors import UsageError
 from admitdx.llm.client import ChatRequest, LLMClient
 from admitdx.llm.prompts import load_prompt
-from admitdx.runs import sha256_file
+from admitdx.runs import exclusive, sha256_file
 from admitdx.tasks.answers import free_text
 
 RATIONALES_FILE = "rationales.jsonl"
@@ -78,7 +78,32 @@ def write_rationales(
     reasoning_max_chars: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Write one rationale per instance of ``splits`` with a retained label; return the counts."""
+    """Write one rationale per instance of ``splits`` with a retained label; return the counts.
+    Holds ``out_dir``'s single-writer lock (:func:`admitdx.runs.exclusive`) throughout."""
+    with exclusive(Path(out_dir), "rationale"):
+        return _write_rationales(
+            dataset_dir,
+            out_dir,
+            client,
+            prompt=prompt,
+            classes=classes,
+            splits=splits,
+            reasoning_max_chars=reasoning_max_chars,
+            on_progress=on_progress,
+        )
+
+
+def _write_rationales(
+    dataset_dir: Path,
+    out_dir: Path,
+    client: LLMClient,
+    *,
+    prompt: str = "rationale.v1",
+    classes: tuple[str, ...] = RETAINED,
+    splits: tuple[str, ...] = ("train",),
+    reasoning_max_chars: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     dataset_dir = Path(dataset_dir)
     instances = audited_instances(dataset_dir, splits)
     template = load_prompt(prompt, PROMPT_DIR)

@@ -30,7 +30,7 @@ from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import write_jsonl
 from admitdx.metrics import bootstrap
 from admitdx.provenance import check_predictions_dataset
-from admitdx.runs import read_manifest, sha256_file, write_manifest
+from admitdx.runs import exclusive, read_manifest, sha256_file, write_manifest
 from admitdx.scoring.context import (
     absent_sections,
     caveat_for,
@@ -62,7 +62,7 @@ def score_run(
 
     ``advance(done, total)`` is called as encounters are scored (``total`` once, first, else 0).
     """
-    with _without_cyclic_gc():
+    with exclusive(Path(out_dir), "score"), _without_cyclic_gc():
         return _score_run(Path(dataset_dir), prediction_dirs, Path(out_dir), params, advance)
 
 
