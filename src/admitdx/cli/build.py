@@ -178,7 +178,8 @@ def tasks() -> None:
     for spec in registered().values():
         answer = spec.answer + (f" ({', '.join(spec.categories)})" if spec.categories else "")
         table.add_row(spec.name, answer, spec.matcher or "—", spec.suite, spec.summary)
-    Console().print(table)
+    console = Console()
+    Console(file=console.file, width=max(console.width, 150), force_terminal=console.is_terminal).print(table)
 
 
 _RATIONALES_HELP = "rationales.jsonl of `admitdx rationale`: reasoning before the diagnoses (CoT SFT)."
