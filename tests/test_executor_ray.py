@@ -266,3 +266,40 @@ def test_audit_on_ray_over_two_endpoints_writes_what_the_local_audit_writes(
     assert {v for v, _ in verdicts("ray").values()} == {"supported", "unsupported"}
     manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
     assert [e["host"] for e in manifest["inputs"]["auditor"]["endpoints_egress"]] == ["127.0.0.1"] * 2
+
+
+def _pairs(body: dict) -> str:
+    return json.dumps({"pairs": [{"prediction": 1, "reference": 1}]})
+
+
+def test_llm_judge_on_ray_over_two_endpoints_matches_what_the_local_judge_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset, predictions = _dataset(tmp_path / "ds"), tmp_path / "pred"
+    with FaultServer() as model, FaultServer(answer=_pairs) as a, FaultServer(answer=_pairs) as b:
+        _predict(dataset, predictions, {"base_url": model.base_url, "cache_path": None})
+
+        def judge(name: str, *more: str, **params: object) -> int:
+            config = tmp_path / f"{name}.yaml"
+            llm = {"base_url": a.base_url, "cache_path": str(tmp_path / f"{name}.sqlite")}
+            config.write_text(yaml.safe_dump({"llm": llm, **params}))
+            args = ["match", "--dataset", str(dataset), "--predictions", str(predictions)]
+            args += ["--matcher", "llm_judge", "--config", str(config), "--name", name, *more]
+            return run_cli(args, capsys, monkeypatch)[0]
+
+        assert judge("local") == 0
+        on_ray = ("--executor", "ray", "--ray-shard-size", "2")
+        assert judge("ray", *on_ray, endpoints=[a.base_url, b.base_url]) == 0
+        assert a.counts["requests"] > N_TEST and b.counts["requests"] > 0  # both endpoints judged
+        assert a.counts["requests"] + b.counts["requests"] == 2 * N_TEST
+        code, text = run_cli(["match", "--dataset", str(dataset), "--predictions", str(predictions),
+                              "--matcher", "exact", "--executor", "ray"], capsys, monkeypatch)  # fmt: skip
+    assert code == 2 and "leave out --executor" in text
+
+    def pairs(name: str) -> dict:
+        rows = list(read_jsonl(predictions / "matches" / f"{name}.jsonl"))
+        assert len(rows) == N_TEST
+        return {r["instance_id"]: r["pairs"] for r in rows}
+
+    assert pairs("local") == pairs("ray")
+    assert set(map(str, pairs("ray").values())) == {"[[0, 0]]"}  # the judge's 1-based pair, 0-based

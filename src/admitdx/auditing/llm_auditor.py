@@ -15,7 +15,7 @@ from typing import Any
 from admitdx.auditing.prompts import PROMPT_DIR
 from admitdx.auditing.verdict import EVIDENCE_CLASSES, Verdict
 from admitdx.contracts import Instance
-from admitdx.executors import Endpoint, Executor, LocalExecutor
+from admitdx.executors import Endpoint, Executor, or_local
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.prompts import load_prompt
 from admitdx.tasks.answers import free_text
@@ -62,7 +62,7 @@ class LLMAuditor:
         URL); ``endpoints`` (egress-checked, :func:`admitdx.executors.parse_endpoints`) replace it."""
         self.name = "llm"
         self.client = client
-        self.executor: Executor = executor if executor is not None else LocalExecutor()
+        self.executor = or_local(executor)
         self.listed_endpoints = endpoints
         self.endpoints = endpoints or [
             Endpoint(client.config.base_url, client.config.concurrency, client.egress)

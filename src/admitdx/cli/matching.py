@@ -10,6 +10,13 @@ from rich.console import Console
 from rich.progress import TaskID
 from rich.table import Table
 
+from admitdx.cli.executor_options import (
+    ExecutorOption,
+    RayAddressOption,
+    RayShardOption,
+    RayWorkersOption,
+    open_executor,
+)
 from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
@@ -71,6 +78,10 @@ def match(
             "matches made against the old labels; recorded in the summary. Other inputs are refused."
         ),
     ] = False,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    ray_workers: RayWorkersOption = 2,
+    ray_shard_size: RayShardOption = 8,
 ) -> None:
     """Pair each prediction with the references it names, one-to-one, into PREDICTIONS/matches/NAME.jsonl.
 
@@ -84,15 +95,24 @@ def match(
     Example: admitdx match --dataset runs/earlydx --predictions runs/knn runs/llm --matcher embedding
     """
     console = Console(stderr=True)
-    m = create_matcher(matcher, **_params(config, param or []))
-    try:
-        for directory in [*predictions, *(extra or [])]:
-            _match_one(console, m, dataset, directory, name, allow_label_change)
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: finished matches are kept; rerun the same command to continue")
-        raise typer.Exit(130) from None
-    finally:
-        m.close()
+    if executor != "local" and matcher != "llm_judge":
+        raise UsageError(
+            f"--executor {executor} runs the calls of the llm_judge matcher; {matcher} makes none",
+            hint="leave out --executor, or use --matcher llm_judge",
+        )
+    with open_executor(executor, ray_address, ray_workers, ray_shard_size) as runs_on:
+        on = {"executor": runs_on} if matcher == "llm_judge" else {}
+        m = create_matcher(matcher, **{**_params(config, param or []), **on})
+        try:
+            for directory in [*predictions, *(extra or [])]:
+                _match_one(console, m, dataset, directory, name, allow_label_change)
+        except KeyboardInterrupt:
+            console.print(
+                "[yellow]interrupted[/]: finished matches are kept; rerun the same command to continue"
+            )
+            raise typer.Exit(130) from None
+        finally:
+            m.close()
 
 
 def _match_one(

@@ -15,7 +15,28 @@ from admitdx.executors.endpoints import Endpoint, parse_endpoints
 
 ExecutorKind = Literal["local", "ray"]
 
-__all__ = ["Endpoint", "Executor", "ExecutorKind", "LocalExecutor", "make_executor", "parse_endpoints"]
+__all__ = [
+    "Endpoint",
+    "Executor",
+    "ExecutorKind",
+    "LocalExecutor",
+    "make_executor",
+    "or_local",
+    "parse_endpoints",
+]
+
+
+def or_local(executor: object) -> Executor:
+    """The executor a stage was given, or the local one; a config value in its place (``executor: ray``
+    in a YAML file, ``--set executor=ray``) is a usage error, since it is chosen with --executor."""
+    if executor is None:
+        return LocalExecutor()
+    if not callable(getattr(executor, "map", None)):
+        raise UsageError(
+            f"`executor: {executor!r}` is not a configuration option",
+            hint="choose where the calls run with --executor local|ray",
+        )
+    return executor  # type: ignore[return-value]
 
 
 def make_executor(

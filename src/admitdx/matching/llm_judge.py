@@ -29,8 +29,10 @@ from string import Template
 from typing import Any
 
 from admitdx.errors import UsageError
+from admitdx.executors import Executor, or_local, parse_endpoints
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.config import LLMConfig
+from admitdx.llm.egress import parse_allow_hosts
 from admitdx.llm.local_server import LocalServer
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask
 from admitdx.runs import sha256_text
@@ -110,7 +112,12 @@ class LlmJudgeMatcher(Matcher):
         prompt: str | Path | None = None,
         local: bool = False,
         allow_hosts: list[dict[str, Any]] | None = None,
+        endpoints: list[Any] | None = None,
+        executor: Executor | None = None,
     ) -> None:
+        """``endpoints`` (URLs or {url, concurrency}) spread the calls when ``executor`` is the Ray
+        executor (``match --executor ray``); like the base URL they say how answers are fetched, so
+        they are not in :meth:`params`."""
         self.prompt_path = Path(prompt) if prompt else DEFAULT_PROMPT
         self.system_template, self.user_template = read_prompt(self.prompt_path)
         self.prompt_id = {
@@ -129,6 +136,14 @@ class LlmJudgeMatcher(Matcher):
             self.config = LLMConfig.from_options({**dataclasses.asdict(base), **llm}) if llm else base
             liveness = self.server.check_alive if self.server is not None else None
             self.client = LLMClient(self.config, allow_hosts=allow_hosts, liveness=liveness)
+            self.executor = or_local(executor)
+            self.endpoints = parse_endpoints(
+                endpoints,
+                base_url=self.config.base_url,
+                concurrency=self.config.concurrency,
+                allow_hosts=parse_allow_hosts(allow_hosts, "the judge's allow_hosts"),
+                proxy=self.config.proxy,
+            )
         except BaseException:  # a refused option or host must not leave the server running
             self.close()
             raise
@@ -157,7 +172,8 @@ class LlmJudgeMatcher(Matcher):
     def match_many(self, tasks: Sequence[MatchTask]) -> list[MatchOutcome]:
         asked = [i for i, t in enumerate(tasks) if t.predictions and t.references]
         outcomes = [MatchOutcome(pairs=[], details={"judged": False, "judge_errors": 0}) for _ in tasks]
-        for n, completion in self.client.map([self.request(tasks[i]) for i in asked]):
+        requests = [self.request(tasks[i]) for i in asked]
+        for n, completion in self.executor.map(self.client, requests, self.endpoints):
             task = tasks[asked[n]]
             outcomes[asked[n]] = self._outcome(completion, len(task.predictions), len(task.references))
         return outcomes

@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
-from admitdx.executors import Executor, LocalExecutor, parse_endpoints
+from admitdx.executors import Executor, or_local, parse_endpoints
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
@@ -155,12 +155,7 @@ class LLMPredictor:
             LLMConfig.from_options(llm_options), allow_hosts=allow_hosts, liveness=liveness
         )
         # where the calls run (admitdx.executors); every endpoint passes the egress guard here, first
-        if executor is not None and not callable(getattr(executor, "map", None)):
-            raise UsageError(
-                f"`executor: {executor!r}` is not an option of the config file",
-                hint="choose where the calls run with `admitdx predict --executor local|ray`",
-            )
-        self.executor: Executor = executor if executor is not None else LocalExecutor()
+        self.executor = or_local(executor)
         config = self.client.config
         self.endpoints = parse_endpoints(
             endpoints,
