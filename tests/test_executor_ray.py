@@ -13,7 +13,9 @@ import hashlib
 import json
 import os
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -303,3 +305,46 @@ def test_llm_judge_on_ray_over_two_endpoints_matches_what_the_local_judge_matche
 
     assert pairs("local") == pairs("ray")
     assert set(map(str, pairs("ray").values())) == {"[[0, 0]]"}  # the judge's 1-based pair, 0-based
+
+
+def test_a_driver_killed_mid_run_resumes_on_the_cluster_it_joined(tmp_path: Path) -> None:
+    """`predict --executor ray --ray-address HOST:PORT` joins this module's Ray instance as a second
+    driver; kill -9 of that driver mid-run, then the same command finishes each instance exactly once."""
+    dataset, out = _dataset(tmp_path / "ds"), tmp_path / "out"
+    address = ray.get_runtime_context().gcs_address
+    with FaultServer(latency_s=0.3) as server:
+        system = {
+            "kind": "llm",
+            "base_url": server.base_url,
+            "concurrency": 2,
+            "cache_path": str(tmp_path / "c"),
+        }
+        config = tmp_path / "run.yaml"
+        config.write_text(yaml.safe_dump({"systems": {"fake": system}}))
+        cli = [
+            sys.executable,
+            "-c",
+            "from admitdx.cli import main; main()",
+            "predict",
+            "--dataset",
+            str(dataset),
+        ]
+        cli += ["--system", "fake", "--out", str(out), "--config", str(config), "--executor", "ray"]
+        cli += ["--ray-address", address, "--ray-workers", "1", "--ray-shard-size", "2"]
+        driver = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while _lines(out / PREDICTIONS_FILE) < 4 and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        driver.kill()
+        driver.wait(30)
+        kept = _lines(out / PREDICTIONS_FILE)
+        rerun = subprocess.run(cli, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert 4 <= kept < N_TEST  # killed mid-run, with finished predictions on disk
+    assert _items(out) == {f"te{i:02d}": [_digest(f"Chief complaint: complaint {i}")] for i in range(N_TEST)}
+    fit = json.loads((out / "manifest.json").read_text())["outputs"]["fit"]
+    assert fit["model_calls"] + fit["cache_hits"] == N_TEST - kept  # the rerun asked only for the rest
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
