@@ -24,7 +24,8 @@ import yaml
 from tests.test_llm_egress_cli import run_cli
 
 from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Reference
-from admitdx.executors import parse_endpoints
+from admitdx.errors import UsageError
+from admitdx.executors import LocalExecutor, parse_endpoints
 from admitdx.jsonl import read_jsonl, write_jsonl
 from admitdx.llm.client import ChatRequest, LLMCallError, LLMClient
 from admitdx.llm.config import LLMConfig
@@ -348,3 +349,13 @@ def test_a_driver_killed_mid_run_resumes_on_the_cluster_it_joined(tmp_path: Path
 
 def _lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_the_local_executor_refuses_endpoints_it_would_not_call() -> None:
+    with FaultServer() as a, FaultServer() as b:
+        client = _client(a.base_url)
+        for listed in ([b], [a, b]):
+            with pytest.raises(UsageError, match="the local executor calls only base_url"):
+                list(LocalExecutor().map(client, _requests(2), _endpoints(listed)))
+        assert [i for i, _ in LocalExecutor().map(client, _requests(2), _endpoints([a]))] in ([0, 1], [1, 0])
+        assert a.counts["requests"] == 2 and b.counts["requests"] == 0

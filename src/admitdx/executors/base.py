@@ -44,9 +44,9 @@ class LocalExecutor:
         self, client: LLMClient, requests: Iterable[ChatRequest], endpoints: Sequence[Endpoint]
     ) -> Iterator[tuple[int, Completion]]:
         """Lazy, as before: the client pulls requests only as slots free up."""
-        if len(endpoints) > 1:
+        if [e.url for e in endpoints] != [client.config.base_url]:
             raise UsageError(
-                f"{len(endpoints)} endpoints are listed, but the local executor calls only base_url",
+                f"{len(endpoints)} endpoint(s) are listed, but the local executor calls only base_url",
                 hint="run with --executor ray to spread the requests over every endpoint, "
                 "or drop `endpoints`",
             )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from admitdx.errors import UsageError
@@ -164,7 +164,9 @@ class RayExecutor:
                     shard = pending.popleft()
                     slot = load.index(min(load))
                     batch = [requests[i] for i in shard.indices]
-                    ref = self.workers[slot].run.remote(client.config, state.endpoint.url, allow, batch)
+                    # the worker's connection pools are sized by the endpoint's concurrency
+                    config = replace(client.config, concurrency=state.endpoint.concurrency)
+                    ref = self.workers[slot].run.remote(config, state.endpoint.url, allow, batch)
                     flight[ref] = _Flight(shard, state, slot)
                     state.in_flight += len(shard.indices)
                     load[slot] += 1

@@ -16,6 +16,8 @@ Configured in the ``admitdx predict --config`` file::
         retriever: bm25            # bm25 | dense | random (CliniBench 4.3)
         graded: true               # each diagnosis confirmed/suspected + confidence
 
+``endpoints: [url, {url: …, concurrency: n}, …]`` spreads the calls over several servers with
+``admitdx predict --executor ray`` (:mod:`admitdx.executors`); each passes the egress guard first.
 Every other key is an :class:`~admitdx.llm.config.LLMConfig` option (model, temperature, seed,
 concurrency, timeout_s, retries, structured, cache_path, cache_only, …).
 
