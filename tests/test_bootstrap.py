@@ -70,7 +70,8 @@ def test_paired_p_values() -> None:
     a = {"m": np.array([0.5, 0.6, 0.4, 0.5])}
     assert paired_p_values(a, a)["m"] == 1.0
     better = {"m": a["m"] + 0.1}
-    assert paired_p_values(a, better)["m"] == 0.0
+    # add-one corrected, (1 + count) / (B + 1) per tail: never 0 (issue 14)
+    assert paired_p_values(a, better)["m"] == pytest.approx(2 * (1 + 0) / (4 + 1))
     mixed = {"m": a["m"] + np.array([0.1, 0.1, 0.1, -0.1])}
-    assert paired_p_values(a, mixed)["m"] == pytest.approx(2 * 0.25)
+    assert paired_p_values(a, mixed)["m"] == pytest.approx(2 * (1 + 1) / (4 + 1))
     assert paired_p_values({"m": np.array([np.nan])}, {"m": np.array([1.0])})["m"] is None

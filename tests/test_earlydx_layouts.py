@@ -3,6 +3,7 @@ against the other unless asked (``--allow-other-layout``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,19 @@ def test_predictions_made_on_the_other_layout_are_refused_unless_allowed(
         "scored_layout": "demarcated",
         "allowed_by": "--allow-other-layout",
     }
+
+
+def test_admitdx_score_refuses_the_other_layout_and_records_an_allowed_one(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    run = tmp_path / "freq"
+    _invoke("predict", "--dataset", str(builds["paper"]), "--system", "frequency", "--out", str(run))
+    _invoke("match", "--dataset", str(builds["paper"]), "--predictions", str(run), "--matcher", "exact")
+    args = ["score", "--dataset", str(builds["demarcated"]), "--predictions", str(run), "--matcher", "exact"]
+    refused = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "s1")])
+    assert isinstance(refused.exception, UsageError)  # exit 2 from the admitdx entry point
+    assert "'paper' layout" in str(refused.exception) and "--allow-other-layout" in refused.exception.hint
+    _invoke(*args, "--out", str(tmp_path / "s2"), "--allow-other-layout")
+    results = json.loads((tmp_path / "s2" / "results.json").read_text())
+    assert results["systems"][0]["provenance"]["predicted_layout"] == "paper"
+    assert results["params"]["allow_other_layout"] is True

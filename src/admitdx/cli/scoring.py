@@ -97,6 +97,33 @@ def score(
         bool,
         typer.Option(help="Score an unfinished prediction run (manifest complete: false); recorded."),
     ] = False,
+    bootstrap_universe: Annotated[
+        str,
+        typer.Option(
+            help="Patients the bootstrap resamples: track (those contributing to each track, as the "
+            "authors' evaluator) or split (every patient of the split, admitdx before issue 14)."
+        ),
+    ] = "track",
+    common: Annotated[
+        bool, typer.Option(help="Score every system on the encounters that all of them predicted.")
+    ] = False,
+    budget: Annotated[
+        int | None,
+        typer.Option(min=1, help="Score each system's list truncated to its first K items (beside R@k)."),
+    ] = None,
+    keep_unsupported_only: Annotated[
+        bool,
+        typer.Option(
+            help="Also score encounters whose labels the audit found all unsupported (EarlyDx §4.1 "
+            "leaves them out of the benchmark set)."
+        ),
+    ] = False,
+    allow_other_layout: Annotated[
+        bool,
+        typer.Option(
+            help="Score predictions made on the other EarlyDx layout (--layout) of this dataset; recorded."
+        ),
+    ] = False,
 ) -> None:
     """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
@@ -125,6 +152,11 @@ def score(
         min_patients_for_significance=min_patients,
         allow_label_change=allow_label_change,
         allow_incomplete=allow_incomplete,
+        bootstrap_universe=bootstrap_universe,
+        common=common,
+        budget=budget,
+        keep_unsupported_only=keep_unsupported_only,
+        allow_other_layout=allow_other_layout,
     )
     console = Console(stderr=True)
     try:

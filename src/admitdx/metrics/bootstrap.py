@@ -7,10 +7,18 @@ column sums (:mod:`admitdx.metrics.ratios`), a replicate's sums are a weighted s
 sums, and all replicates are one matrix product ``W @ S`` (W: replicates × patients, the number of
 times each patient was drawn; S: patients × columns).
 
+Which patients are resampled (the *universe*): by default, as the authors' evaluator does, the
+patients that contribute to the metric's track — those with at least one encounter scored on it
+(:func:`universe`); a patient with no supported label is not a draw of the supported track. The
+universe of earlier admitdx releases, every patient of the evaluated split for every metric, is
+``bootstrap_universe="split"``. Point values do not depend on it; intervals and p-values do.
+
 Intervals are percentile intervals (2.5th, 97.5th by default). The paired test draws the *same*
-patients for both systems and reports the two-sided bootstrap p-value
-``p = min(1, 2 · min(P*(Δ ≤ 0), P*(Δ ≥ 0)))`` over replicate differences Δ = B − A. Replicates in
-which a metric is undefined (e.g. no reference on a track drawn) are left out of that metric.
+patients for both systems and reports the two-sided bootstrap p-value with the add-one
+correction, ``p = min(1, 2 · (1 + min(#(Δ ≤ 0), #(Δ ≥ 0))) / (B + 1))`` over the B replicate
+differences Δ = B − A: a finite resample cannot show that a difference never reverses, so p is
+never 0 (at least 2 / (B + 1)). Replicates in which a metric is undefined (e.g. no reference on a
+track drawn) are left out of that metric.
 """
 
 from __future__ import annotations
@@ -51,6 +59,19 @@ def resample_weights(n_subjects: int, n_boot: int = N_BOOTSTRAP, seed: int = SEE
     return counts.reshape(n_boot, n_subjects).astype(np.float64)
 
 
+def universe(
+    subjects: Sequence[int], contributes: np.ndarray, n_boot: int = N_BOOTSTRAP, seed: int = SEED
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The resampling universe of one track: (which encounters contribute, the distinct patients
+    among them in column order, their draw counts). Depends on the labels only, so every system of
+    a run is drawn alike and paired tests stay paired."""
+    mask = np.asarray(contributes, dtype=bool)
+    order = np.unique(np.asarray(subjects)[mask])
+    if not order.size:  # nobody on the track: every replicate is undefined, no interval
+        return mask, order, np.zeros((n_boot, 0))
+    return mask, order, resample_weights(len(order), n_boot, seed)
+
+
 def replicate_values(
     ratios: Sequence[Ratio], names: Sequence[str], per_subject: np.ndarray, weights: np.ndarray
 ) -> dict[str, np.ndarray]:
@@ -75,7 +96,8 @@ def intervals(
 def paired_p_values(
     replicates_a: dict[str, np.ndarray], replicates_b: dict[str, np.ndarray]
 ) -> dict[str, float | None]:
-    """Two-sided paired bootstrap p-value of B − A per metric (same resampled patients for both)."""
+    """Two-sided paired bootstrap p-value of B − A per metric (same resampled patients for both),
+    add-one corrected so that it is never 0 (module docstring)."""
     out: dict[str, float | None] = {}
     for name, a in replicates_a.items():
         diff = replicates_b[name] - a
@@ -83,5 +105,6 @@ def paired_p_values(
         if not diff.size:
             out[name] = None
             continue
-        out[name] = float(min(1.0, 2 * min(np.mean(diff <= 0), np.mean(diff >= 0))))
+        tail = min(int(np.sum(diff <= 0)), int(np.sum(diff >= 0)))
+        out[name] = float(min(1.0, 2 * (1 + tail) / (diff.size + 1)))
     return out

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, clinibench, subgroups
 
+BOOTSTRAP_UNIVERSES = ("track", "split")
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
 """Fewest patients on a track before a report marks a paired difference as significant.
 
@@ -36,3 +38,24 @@ class ScoreParams:
     #: score a prediction run whose manifest says it did not finish (e.g. a --limit trial); recorded
     allow_incomplete: bool = False
     min_patients_for_significance: int = MIN_PATIENTS_FOR_SIGNIFICANCE
+    #: "track": resample the patients that contribute to each track (the authors' evaluator);
+    #: "split": every patient of the evaluated split for every metric (admitdx before issue 14)
+    bootstrap_universe: str = "track"
+    #: score every system on the encounters that all of them predicted
+    common: bool = False
+    #: score each system's list truncated to its first k items (None: the whole list)
+    budget: int | None = None
+    #: also score encounters the audit left with unsupported labels only (§4.1 leaves them out)
+    keep_unsupported_only: bool = False
+    #: score predictions made on the other EarlyDx layout of this dataset; recorded
+    allow_other_layout: bool = False
+
+    def __post_init__(self) -> None:
+        if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
+            raise UsageError(
+                f"bootstrap universe must be one of {', '.join(BOOTSTRAP_UNIVERSES)}, "
+                f"got {self.bootstrap_universe!r}",
+                hint="track: the patients contributing to each track (the authors'); split: every patient",
+            )
+        if self.budget is not None and self.budget < 1:
+            raise UsageError(f"--budget must be at least 1, got {self.budget}")

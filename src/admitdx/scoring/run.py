@@ -40,9 +40,11 @@ from admitdx.scoring.context import (
     system_entry,
 )
 from admitdx.scoring.inputs import SystemInput, load_system
+from admitdx.scoring.layout import check_layout
 from admitdx.scoring.params import ScoreParams
 from admitdx.scoring.suites import get_suite
 from admitdx.scoring.suites.base import RunContext
+from admitdx.systems.labels import benchmark_set
 from admitdx.tasks.registry import get_task
 from admitdx.tasks.spec import TaskSpec
 
@@ -118,7 +120,9 @@ def _score_run(
     advance: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
     everything = load_instances(dataset_dir)
-    instances = [i for i in everything if i.split == params.split]
+    # EarlyDx §4.1: encounters the audit left with unsupported labels only are not evaluated
+    split = [i for i in everything if i.split == params.split]
+    instances = benchmark_set(split, keep_unsupported_only=params.keep_unsupported_only)
     if not instances:
         raise UsageError(
             f"{dataset_dir} has no instances in split {params.split!r}",
@@ -130,6 +134,10 @@ def _score_run(
     eval_ids = {i.id for i in instances}
     systems = [load_system(Path(d), params.matcher, eval_ids) for d in prediction_dirs]
     provenance = {s.name: _checked_run(dataset_dir, everything, s, params) for s in systems}
+    set_aside = {"unsupported_only_encounters": len(split) - len(instances)}
+    if params.common:
+        instances, systems = _common(instances, systems)
+        set_aside["common_encounters"] = len(instances)
     if len({s.name for s in systems}) != len(systems):
         raise UsageError(
             "two prediction directories hold the same system name",
@@ -182,6 +190,7 @@ def _score_run(
         "params": asdict(params),
         "n_instances": len(instances),
         "n_patients": len(order),
+        **set_aside,
         "baseline": baseline,
         **{k: v for k, v in run.items() if not k.startswith("_")},
         "coverage": section_coverage(dataset_dir, instances),
@@ -202,12 +211,30 @@ def _score_run(
     return out
 
 
+def _common(
+    instances: list[Instance], systems: list[SystemInput]
+) -> tuple[list[Instance], list[SystemInput]]:
+    """``--common``: the encounters every system predicted, and each system's predictions of them
+    (one shared set, so paired tests and rankings compare like with like when runs are partial)."""
+    covered = [i for i in instances if all(i.id in s.predictions for s in systems)]
+    if not covered:
+        raise UsageError(
+            "no encounter was predicted by every system: --common leaves nothing to score",
+            hint="finish the prediction runs, or score without --common",
+        )
+    ids = {i.id for i in covered}
+    kept = [replace(s, predictions={k: p for k, p in s.predictions.items() if k in ids}) for s in systems]
+    return covered, kept
+
+
 def _checked_run(
     dataset_dir: Path, everything: Sequence[Instance], system: SystemInput, params: ScoreParams
 ) -> dict[str, Any]:
     """Refuse predictions that cannot be scored here: made on another dataset (or other labels
     without the flag), for another split, unfinished (without the flag), or empty."""
-    record = check_predictions_dataset(
+    record = check_layout(
+        everything, system.directory, allow_other_layout=params.allow_other_layout
+    ) or check_predictions_dataset(
         dataset_dir, everything, system.directory, allow_label_change=params.allow_label_change
     )
     manifest = read_manifest(system.directory) or {}

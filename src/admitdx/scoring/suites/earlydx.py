@@ -139,6 +139,63 @@ def headline_names(settings: EncounterSettings) -> list[str]:
     return names
 
 
+def _universes(
+    ctx: RunContext, tracks: Sequence[str]
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per track, the patients that contribute to it (the authors' bootstrap universe): those with
+    an encounter scored on the track — one with a label on it, or every encounter when empty ones
+    are scored too. Labels only, so every system is drawn alike."""
+    out = {}
+    for track in tracks:
+        classes = earlydx.TRACKS[track]
+        contributes = [
+            not ctx.params.skip_empty
+            or any(classes is None or r.evidence_class in classes for r in inst.references)
+            for inst in ctx.instances
+        ]
+        out[track] = bootstrap.universe(
+            ctx.subjects, np.array(contributes), ctx.params.n_bootstrap, ctx.params.seed
+        )
+    return out
+
+
+def _universe_of(metric: str, settings: EncounterSettings) -> str:
+    """The track whose patients a headline metric resamples: its own, the graded track's for the
+    graded variants, the time-critical track's for the time-critical metrics."""
+    prefix = metric.split(".")[0]
+    if prefix in settings.tracks:
+        return prefix
+    return settings.graded_track if prefix == "graded" else settings.time_critical_track
+
+
+def _replicates(
+    ctx: RunContext,
+    universes: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    settings: EncounterSettings,
+    headline: list[Ratio],
+    names: list[str],
+    matrix: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Bootstrap replicates of the headline metrics, each over its universe (no universes: every
+    patient of the split, the run's shared draws)."""
+    groups: dict[str | None, list[Ratio]] = {}
+    for r in headline:
+        groups.setdefault(_universe_of(r.name, settings) if universes else None, []).append(r)
+    out: dict[str, np.ndarray] = {}
+    for track, ratios in groups.items():
+        cols = sorted(set().union(*(r.columns() for r in ratios)))
+        idx = [names.index(c) for c in cols]
+        if track is None:
+            per_subject = bootstrap.subject_sums(ctx.subjects, matrix[:, idx], ctx.order)
+            weights = ctx.weights
+        else:
+            mask, order, weights = universes[track]
+            subjects = np.asarray(ctx.subjects)[mask].tolist()
+            per_subject = bootstrap.subject_sums(subjects, matrix[mask][:, idx], order)
+        out.update(bootstrap.replicate_values(ratios, cols, per_subject, weights))
+    return out
+
+
 class EarlyDxSuite:
     name = "earlydx"
     needs_matcher = True
@@ -154,9 +211,14 @@ class EarlyDxSuite:
         settings = EncounterSettings(
             tuple(tracks), primary, ctx.params.skip_empty, ctx.params.time_critical_track
         )
+        universes = _universes(ctx, tracks) if ctx.params.bootstrap_universe == "track" else {}
         return {
             "tracks": tracks,
             "tracks_note": note,
+            "bootstrap_patients": {
+                t: (len(universes[t][1]) if universes else len(ctx.order)) for t in tracks
+            },
+            "_universes": universes,
             "primary_track": primary,
             "headline_metrics": headline_names(settings),
             "time_critical_conditions": [c.name for c in timecritical.TIME_CRITICAL],
@@ -174,10 +236,11 @@ class EarlyDxSuite:
         require_matches(system, [i.id for i in ctx.instances])
         predictions = [system.predictions.get(i.id) for i in ctx.instances]
         matches = [system.matches.get(i.id) for i in ctx.instances]
+        k = ctx.params.budget
         answers = AnswerBatch(
             run["_labels"],
-            [p.items if p else [] for p in predictions],
-            [m.pairs if m else [] for m in matches],
+            [(p.items if k is None else p.items[:k]) if p else [] for p in predictions],
+            [[pair for pair in m.pairs if k is None or pair[0] < k] if m else [] for m in matches],
             [i.id for i in ctx.instances],
         )
         columns = count_columns(answers, settings)
@@ -189,10 +252,7 @@ class EarlyDxSuite:
         point = {k: (None if np.isnan(v) else float(v)) for k, v in values.items()}
         headline_set = set(run["headline_metrics"])
         headline = [r for r in ratios if r.name in headline_set]
-        head_cols = sorted(set().union(*(r.columns() for r in headline)))
-        idx = [names.index(c) for c in head_cols]
-        per_subject = bootstrap.subject_sums(ctx.subjects, matrix[:, idx], ctx.order)
-        replicates = bootstrap.replicate_values(headline, head_cols, per_subject, ctx.weights)
+        replicates = _replicates(ctx, run["_universes"], settings, headline, names, matrix)
         cis = bootstrap.intervals(replicates, ctx.params.confidence)
         f1 = next(r for r in ratios if r.name == f"{settings.graded_track}.micro_f1")
         preds = system.predictions.values()
