@@ -108,8 +108,9 @@ def test_interrupted_run_resumes_each_instance_exactly_once(dataset: Path, tmp_p
 def test_changed_dataset_is_refused(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     run_predictions(dataset, SystemChoice("spy", "test-spy"), out, limit=2, show_progress=False)
-    with pytest.raises(UsageError, match="changed: limit"):
-        run_predictions(dataset, SystemChoice("spy", "test-spy"), out, show_progress=False)
+    # a --limit trial is extended, not refused: the full run predicts only the rest
+    extended = run_predictions(dataset, SystemChoice("spy", "test-spy"), out, show_progress=False)
+    assert (extended.resumed, extended.predicted) == (2, extended.total - 2)
     with (dataset / "instances.jsonl").open("a") as f:
         f.write(json.dumps(instance("te9", "test", "late", []).to_dict()) + "\n")
     with pytest.raises(UsageError, match="changed: dataset"):
