@@ -82,7 +82,9 @@ def test_sigkill_mid_run_then_resume_predicts_each_instance_once(tmp_path: Path)
         assert 8 <= killed_at < N_TEST, "the kill must land mid-run"
 
         # resume with another concurrency and timeout: execution settings, not answers, so allowed
-        config.write_text(yaml.safe_dump({"systems": {"fake": {**system, "concurrency": 4, "timeout_s": 3.0}}}))
+        config.write_text(
+            yaml.safe_dump({"systems": {"fake": {**system, "concurrency": 4, "timeout_s": 3.0}}})
+        )
         second = _predict(dataset, out, config)
         log = second.communicate(timeout=120)[0].decode()
         assert second.returncode == 0, log

@@ -65,7 +65,8 @@ def _m(results: dict, name: str) -> float | None:
 def test_category_suite_accuracy_confusion_and_triage_rates(tmp_path: Path) -> None:
     gold, answers = ["1", "2", "3", "2"], ["1", "3", "2", None]
     instances = [
-        _inst(i, ACUITY, subject, target=g) for i, (g, subject) in enumerate(zip(gold, [1, 1, 2, 3]))
+        _inst(i, ACUITY, subject, target=g)
+        for i, (g, subject) in enumerate(zip(gold, [1, 1, 2, 3], strict=True))
     ]
     predictions = [
         Prediction(f"i{i}", "sys", [], answer=a, parse_error=None if a else "not one of 1, 2, 3")

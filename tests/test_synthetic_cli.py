@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -65,10 +66,8 @@ def test_force_stopped_between_renames_leaves_a_root_check_refuses(tmp_path: Pat
         return real_replace(self, target)
 
     monkeypatch.setattr(Path, "replace", replace_then_die)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         generate_synthetic(root, patients=30, seed=2, overwrite=True)
-    except KeyboardInterrupt:
-        pass
     monkeypatch.setattr(Path, "replace", real_replace)
     assert len(moved) == 1 and not (root / "_truth" / "meta.json").exists()
     checked = CliRunner().invoke(app, ["data", "check", "--mimic", str(root)])

@@ -10,11 +10,11 @@ the start (left by some editors) is accepted.
 from __future__ import annotations
 
 import json
-
-import orjson
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from admitdx.errors import InputError
 
