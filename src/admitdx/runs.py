@@ -133,3 +133,17 @@ def check_resumable(out_dir: Path, inputs: dict[str, Any]) -> bool:
             hint="choose a new --out directory, or delete the old one to start over",
         )
     return True
+
+
+def finished_outputs(out_dir: Path, stage: str, inputs: dict[str, Any]) -> dict[str, Any] | None:
+    """The outputs of an earlier complete ``stage`` of exactly these inputs in ``out_dir``, if any:
+    its manifest names the same stage and inputs, and every file it lists is there. A builder then
+    keeps the directory instead of rebuilding it."""
+    manifest = read_manifest(out_dir)
+    if manifest is None or manifest.get("stage") != stage:
+        return None
+    same = json.loads(json.dumps(manifest.get("inputs"), default=str)) == json.loads(
+        json.dumps(inputs, default=str)
+    )
+    files = manifest.get("outputs", {}).get("files", [])
+    return manifest["outputs"] if same and all((Path(out_dir) / f).exists() for f in files) else None

@@ -26,7 +26,7 @@ import numpy as np
 
 from admitdx import __version__
 from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
-from admitdx.errors import InputError, UsageError
+from admitdx.errors import UsageError
 from admitdx.jsonl import write_jsonl
 from admitdx.metrics import bootstrap
 from admitdx.provenance import check_predictions_dataset
@@ -45,7 +45,7 @@ from admitdx.scoring.params import ScoreParams
 from admitdx.scoring.suites import get_suite
 from admitdx.scoring.suites.base import RunContext
 from admitdx.systems.labels import benchmark_set
-from admitdx.tasks.registry import get_task
+from admitdx.tasks.registry import task_of
 from admitdx.tasks.spec import TaskSpec
 
 RESULTS_FILE = "results.json"
@@ -86,18 +86,6 @@ def _without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _task_of(dataset_dir: Path, instances: Sequence[Instance]) -> TaskSpec:
-    tasks = sorted({i.task for i in instances})
-    if len(tasks) != 1:
-        raise InputError(
-            f"{dataset_dir} holds instances of {len(tasks)} tasks ({', '.join(tasks) or 'none'})",
-            table=INSTANCES_FILE,
-            column="task",
-            hint="score each task's dataset separately",
-        )
-    return get_task(tasks[0])
-
-
 def _matcher(task: TaskSpec, params: ScoreParams, needs_matcher: bool) -> str | None:
     if not needs_matcher:
         if params.matcher is not None:
@@ -128,7 +116,7 @@ def _score_run(
             f"{dataset_dir} has no instances in split {params.split!r}",
             hint="choose the split the predictions were made for with --split",
         )
-    task = _task_of(dataset_dir, everything)
+    task = task_of(dataset_dir, everything)
     suite = get_suite(task.suite)
     params = replace(params, matcher=_matcher(task, params, suite.needs_matcher))
     eval_ids = {i.id for i in instances}

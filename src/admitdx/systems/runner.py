@@ -48,7 +48,7 @@ from admitdx.runs import check_resumable, exclusive, read_manifest, write_manife
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import training_view
-from admitdx.tasks.registry import get_task
+from admitdx.tasks.registry import task_of
 from admitdx.tasks.spec import TaskSpec
 
 #: A runner option of every system: what it learns from (``systems.labels.training_view``).
@@ -97,15 +97,7 @@ def split_dataset(
             "--train-split val)",
         )
     instances = load_instances(dataset_dir)
-    tasks = sorted({i.task for i in instances})
-    if len(tasks) != 1:
-        raise InputError(
-            f"{dataset_dir} holds instances of {len(tasks)} tasks ({', '.join(tasks) or 'none'})",
-            table=INSTANCES_FILE,
-            column="task",
-            hint="a dataset directory holds one task; predict each task's dataset separately",
-        )
-    task = get_task(tasks[0])
+    task = task_of(dataset_dir, instances)
     test = [i for i in instances if i.split == split][:limit]
     train = [i for i in instances if i.split == train_split]
     if not test:

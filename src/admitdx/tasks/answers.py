@@ -56,21 +56,8 @@ def diagnosis_schema(shape: ListShape, *, reasoning: bool = False, graded: bool 
             "required": ["diagnosis", "status", "confidence"],
             "additionalProperties": False,
         }
-    properties: dict[str, Any] = {}
-    if reasoning:
-        properties["reasoning"] = free_text(shape.reasoning_max_chars)
-    properties["diagnoses"] = {
-        "type": "array",
-        "items": item,
-        "minItems": shape.min_items,
-        "maxItems": shape.max_items,
-    }
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    answer = {"type": "array", "items": item, "minItems": shape.min_items, "maxItems": shape.max_items}
+    return _answer_object("diagnoses", answer, reasoning, shape.reasoning_max_chars)
 
 
 @dataclass(frozen=True)
@@ -119,32 +106,30 @@ def read_diagnoses(value: Any, max_items: int) -> ReadItems:
     return ReadItems(items[:max_items], reasoning, None)
 
 
-def category_schema(categories: tuple[str, ...], *, reasoning: bool = False) -> dict[str, Any]:
-    """``{reasoning?, answer: one of categories}``: the server can only emit an allowed value."""
+def _answer_object(
+    name: str, answer: dict[str, Any], reasoning: bool, reasoning_max_chars: int | None = None
+) -> dict[str, Any]:
+    """``{reasoning?, <name>: answer}``: reasoning first, so a server generates it before the answer."""
     properties: dict[str, Any] = {}
     if reasoning:
-        properties["reasoning"] = free_text(None)
-    properties["answer"] = {"type": "string", "enum": list(categories)}
+        properties["reasoning"] = free_text(reasoning_max_chars)
+    properties[name] = answer
     return {
         "type": "object",
         "properties": properties,
         "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def category_schema(categories: tuple[str, ...], *, reasoning: bool = False) -> dict[str, Any]:
+    """``{reasoning?, answer: one of categories}``: the server can only emit an allowed value."""
+    return _answer_object("answer", {"type": "string", "enum": list(categories)}, reasoning)
 
 
 def text_schema(*, reasoning: bool = False, max_chars: int | None = None) -> dict[str, Any]:
     """``{reasoning?, answer: text}``."""
-    properties: dict[str, Any] = {}
-    if reasoning:
-        properties["reasoning"] = free_text(None)
-    properties["answer"] = free_text(max_chars)
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    return _answer_object("answer", free_text(max_chars), reasoning)
 
 
 @dataclass(frozen=True)

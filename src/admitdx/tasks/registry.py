@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Sequence
 from pathlib import Path
 
-from admitdx.errors import UsageError
+from admitdx.contracts import INSTANCES_FILE, Instance
+from admitdx.errors import InputError, UsageError
 from admitdx.tasks.spec import TaskSpec
 
 _REGISTRY: dict[str, TaskSpec] = {}
@@ -35,6 +37,19 @@ def get_task(name: str) -> TaskSpec:
             f"unknown task {name!r}", hint=f"`admitdx tasks` lists them: {', '.join(tasks) or 'none'}"
         )
     return tasks[name]
+
+
+def task_of(dataset_dir: Path, instances: Sequence[Instance]) -> TaskSpec:
+    """The one task a dataset directory's instances belong to (a directory holds one task)."""
+    tasks = sorted({i.task for i in instances})
+    if len(tasks) != 1:
+        raise InputError(
+            f"{dataset_dir} holds instances of {len(tasks)} tasks ({', '.join(tasks) or 'none'})",
+            table=INSTANCES_FILE,
+            column="task",
+            hint="a dataset directory holds one task: predict and score each task's dataset separately",
+        )
+    return get_task(tasks[0])
 
 
 def _load_task_packages() -> None:

@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.errors import InputError, UsageError, output_errors, writable_dir
-from admitdx.runs import fingerprint_files, read_manifest, write_manifest
+from admitdx.runs import fingerprint_files, finished_outputs, write_manifest
 from admitdx.sources.files import discover_tables
 from admitdx.sources.mimic import MimicSource, Needs, open_mimic
 from admitdx.tasks.clinibench.labels import CODE_SYSTEMS, Titles, roll_up_codes
@@ -110,7 +110,7 @@ def build_clinibench(
             v: {**inputs, "params": {**params.to_dict(), "module": v[0], "icd_version": v[1]}}
             for v in variants
         }
-        previous = {v: _previous_outputs(targets[v], per_variant[v]) for v in variants}
+        previous = {v: finished_outputs(targets[v], STAGE, per_variant[v]) for v in variants}
         if not force and all(p is not None for p in previous.values()):
             outputs = {variant_name(*v): previous[v] for v in variants}
             return {
@@ -154,17 +154,6 @@ def _needs(mimic_dir: Path, variants: list[tuple[str, int]]) -> Needs:
             )
         requires.append("icu.icustays")
     return Needs(requires=tuple(requires), reads=("hosp.d_icd_diagnoses",))
-
-
-def _previous_outputs(out_dir: Path, inputs: dict[str, Any]) -> dict[str, Any] | None:
-    manifest = read_manifest(out_dir)
-    if manifest is None or manifest.get("stage") != STAGE:
-        return None
-    same = json.loads(json.dumps(manifest.get("inputs"), default=str)) == json.loads(
-        json.dumps(inputs, default=str)
-    )
-    files = manifest.get("outputs", {}).get("files", [])
-    return manifest["outputs"] if same and all((out_dir / f).exists() for f in files) else None
 
 
 def _dictionary(src: MimicSource) -> dict[tuple[str, int], str]:

@@ -8,7 +8,6 @@ labelled, split and written as soon as it arrives. Python never holds more than 
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections import Counter
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ import pyarrow as pa
 
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.errors import output_errors, writable_dir
-from admitdx.runs import fingerprint_files, read_manifest, write_manifest
+from admitdx.runs import fingerprint_files, finished_outputs, write_manifest
 from admitdx.sources.mimic import MimicSource, Needs, open_mimic
 from admitdx.tasks.dataset_writer import (
     COVERAGE_FILE,
@@ -116,7 +115,7 @@ def build_earlydx(
                 "params": params.to_dict(),
                 "split_file": fingerprint_files([split_file]) if split_file else None,
             }
-            previous = _previous_outputs(out_dir, inputs)
+            previous = finished_outputs(out_dir, STAGE, inputs)
             if previous is not None and not force:
                 return {**previous, "skipped": True}
             src.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
@@ -141,18 +140,6 @@ def build_earlydx(
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     return outputs
-
-
-def _previous_outputs(out_dir: Path, inputs: dict[str, Any]) -> dict[str, Any] | None:
-    """The outputs of an earlier complete build of exactly these inputs in ``out_dir``, if any."""
-    manifest = read_manifest(out_dir)
-    if manifest is None or manifest.get("stage") != STAGE:
-        return None
-    same = json.loads(json.dumps(manifest.get("inputs"), default=str)) == json.loads(
-        json.dumps(inputs, default=str)
-    )
-    files = manifest.get("outputs", {}).get("files", [])
-    return manifest["outputs"] if same and all((out_dir / f).exists() for f in files) else None
 
 
 @contextmanager
