@@ -146,3 +146,22 @@ def test_a_category_task_refuses_a_matcher(tmp_path: Path) -> None:
     args = ["score", "--dataset", ds, "--predictions", run, "--out", tmp_path / "o", "--matcher", "exact"]
     result = CliRunner().invoke(app, [str(a) for a in args])
     assert result.exit_code != 0 and "without a matcher" in str(result.exception)
+
+
+def test_a_subset_dataset_says_so_in_results_table_and_report(tmp_path: Path) -> None:
+    """The demo scores its LLM on a documented subset; the numbers must say they describe one."""
+    from admitdx.runs import write_manifest
+
+    ds, run = tmp_path / "ds", tmp_path / "sys"
+    write_jsonl(ds / "instances.jsonl", [_inst(0, ACUITY, 1, target="1").to_dict()])
+    write_manifest(ds, stage="subset", inputs={}, outputs={"subset": "the first 1 test encounters of X"})
+    write_jsonl(run / "predictions.jsonl", [Prediction("i0", "sys", [], answer="1").to_dict()])
+    out = tmp_path / "out"
+    scored = CliRunner().invoke(
+        app, ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(out)]
+    )
+    assert scored.exit_code == 0, scored.output
+    assert json.loads((out / "results.json").read_text())["subset"] == "the first 1 test encounters of X"
+    assert "> A subset: scored on the first 1 test encounters of X" in (out / "table.md").read_text()
+    assert CliRunner().invoke(app, ["report", str(out)]).exit_code == 0
+    assert 'id="subset-note"' in (out / "report.html").read_text()

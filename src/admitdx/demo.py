@@ -48,6 +48,7 @@ from admitdx.matching.runner import run_matcher
 from admitdx.report.console import print_headline
 from admitdx.report.html import write_report
 from admitdx.report.table import TABLE_FILE, write_table
+from admitdx.runs import write_manifest
 from admitdx.scoring.run import ScoreParams, score_run
 from admitdx.synthetic import generate_synthetic, read_truth_meta
 from admitdx.systems.config import SystemChoice
@@ -180,6 +181,9 @@ def _llm_subset(audited: Path, out: Path, n: int) -> Path:
     if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: runs over it resume
         out.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+        # the report reads this and says, on the page, that its numbers describe a subset
+        write_manifest(out, stage="subset", inputs={"dataset": str(audited)},
+                       outputs={"subset": f"the first {len(test)} test encounters of {audited}"})  # fmt: skip
     return out
 
 

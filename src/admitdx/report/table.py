@@ -73,6 +73,8 @@ def render_table(results: dict[str, Any]) -> str:
         f"({results['params']['n_bootstrap']} replicates); each table names the encounters and patients "
         "its metrics were computed over.",
     ]
+    if results.get("subset"):
+        lines += ["", f"> A subset: scored on {results['subset']}, not on the whole test split."]
     if results.get("tracks_note"):
         lines += ["", f"> {results['tracks_note']}"]
     suite = results.get("suite", "earlydx")

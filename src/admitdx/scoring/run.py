@@ -180,6 +180,8 @@ def _score_run(
         "n_patients": len(order),
         **set_aside,
         "baseline": baseline,
+        # a dataset cut from another (the demo's LLM subset) says so in its manifest
+        "subset": ((read_manifest(dataset_dir) or {}).get("outputs") or {}).get("subset"),
         **{k: v for k, v in run.items() if not k.startswith("_")},
         "coverage": section_coverage(dataset_dir, instances),
         "coverage_absent": absent_sections(dataset_dir),
