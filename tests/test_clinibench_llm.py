@@ -126,3 +126,77 @@ def test_mapping_is_the_last_step_rolled_up_and_deduplicated() -> None:
     broken = Completion("{not json", None, "the answer is not JSON", None, None, False)
     assert system.to_prediction(_inst(10, "x", [], split="test"), broken).items == []
     assert system._answers == {"answers": 2, "valid_json": 1, "distinct_codes": 2}
+
+
+# ---------------------------------------------------------------- gold retriever: the declared oracle
+HTN, T2D, AKI, PNA = ("I10", "Hypertension"), ("E11", "Type 2 diabetes"), ("N17", "AKI"), ("J18", "Pneumonia")
+GOLD_TRAIN = [
+    _inst(11, "CHIEF COMPLAINT: headache", [HTN, T2D]),
+    _inst(12, "CHIEF COMPLAINT: dyspnea", [PNA]),
+    _inst(13, "CHIEF COMPLAINT: confusion", [HTN, T2D, AKI, PNA]),
+]
+# Otsuka |A∩B|/sqrt(|A||B|) against the training label sets 11, 12, 13:
+#   x {I10, E11, N17}: 2/sqrt(6) = 0.816, 0, 3/sqrt(12) = 0.866  → 13, then 11
+#   y {J18}:           0, 1/sqrt(1) = 1, 1/sqrt(4) = 0.5          → 12, then 13
+# Their texts copy other notes word for word, so a text retriever would pick 12 for x and 11 for y.
+GOLD_TEST = [
+    _inst(21, "CHIEF COMPLAINT: dyspnea", [("I10", "t"), ("E11", "t"), ("N17", "t")], split="test"),
+    _inst(22, "CHIEF COMPLAINT: headache", [("J18", "t")], split="test"),
+]
+
+
+def _shown_notes(content: str) -> list[str]:
+    start = content.index("Similar patients look like this: ") + len("Similar patients look like this: ")
+    shown = json.loads(content[start : content.index(". The admission note is as follows: ")])
+    return [s["admission_note"] for s in shown]
+
+
+def test_gold_retriever_picks_demonstrations_by_the_test_labels_and_is_marked(tmp_path, monkeypatch) -> None:
+    from admitdx.contracts import PREDICTIONS_FILE
+    from admitdx.scoring.context import caveat_for
+    from admitdx.systems.config import SystemChoice
+    from admitdx.systems.runner import run_predictions
+    from egress_servers import Endpoint
+    from systems_data import write_dataset
+
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
+    data = write_dataset(tmp_path / "ds", GOLD_TRAIN + GOLD_TEST)
+    prompts: dict[str, dict[str, list[str]]] = {}
+    for retriever in ("gold", "bm25"):
+        options = {"prompt": "few-shot", "k": 2, "retriever": retriever, "mapping": "exact", "model": "m",
+                   "cache_path": str(tmp_path / f"{retriever}.sqlite")}  # fmt: skip
+        with Endpoint() as endpoint:
+            choice = SystemChoice(f"cb-{retriever}", "llm-codes", {**options, "base_url": endpoint.base_url})
+            run_predictions(data, choice, tmp_path / retriever, show_progress=False)
+            contents = [s.body["messages"][0]["content"] for s in endpoint.seen]
+        prompts[retriever] = {
+            note: _shown_notes(c) for c in contents for note in (t.text for t in GOLD_TEST) if c.endswith(
+                f"as follows: {note}. Give the diagnoses following the schema from the examples.")
+        }  # fmt: skip
+        assert (tmp_path / retriever / PREDICTIONS_FILE).exists()
+    text = {t.id: t.text for t in GOLD_TRAIN}
+    # most similar last, next to the question
+    assert prompts["gold"] == {
+        GOLD_TEST[0].text: [text["cb-11"], text["cb-13"]],
+        GOLD_TEST[1].text: [text["cb-13"], text["cb-12"]],
+    }
+    assert prompts["bm25"][GOLD_TEST[0].text][-1] == text["cb-12"]  # by words: the same complaint
+    manifest = json.loads((tmp_path / "gold" / "manifest.json").read_text())["inputs"]
+    assert manifest["oracle"] is True
+    assert "oracle" not in json.loads((tmp_path / "bm25" / "manifest.json").read_text())["inputs"]
+    assert caveat_for(tmp_path / "gold").startswith("oracle: uses the test labels")
+    assert caveat_for(tmp_path / "bm25") is None
+
+
+def test_gold_retriever_refuses_texts_outside_an_oracle() -> None:
+    from admitdx.errors import UsageError
+
+    few = _system(prompt="few-shot", k=1, mapping="exact", retriever="gold")
+    assert few.needs_test_targets is True
+    assert _system(prompt="few-shot", k=1, mapping="exact").needs_test_targets is False
+    from admitdx.systems.llm import LLMPredictor
+
+    plain = LLMPredictor(task=get_task("clinibench"), base_url="http://127.0.0.1:9/v1", model="t",
+                         prompt="few-shot", retriever="gold")  # fmt: skip
+    with pytest.raises(UsageError, match="retrieves by label sets"):
+        plain.fit(TRAIN)

@@ -95,3 +95,30 @@ def test_bm25_query_of_unknown_words_scores_zero() -> None:
     r = make_retriever("bm25")
     r.fit(CORPUS)
     assert r.query("zzzunknown qqqword", k=1) == [Hit(0, 0.0)]
+
+
+# ---------------------------------------------------------------- gold: the oracle over label sets
+LABEL_SETS = [{"I10", "E11"}, {"I10"}, {"I10", "E11", "N17", "J18"}, set(), {"J18"}]
+
+
+def test_gold_ranks_label_sets_by_the_otsuka_coefficient() -> None:
+    from admitdx.retrieval.gold import otsuka
+
+    r = make_retriever("gold")
+    r.fit(LABEL_SETS)
+    # query {I10, E11}: 2/sqrt(2·2) = 1, 1/sqrt(2·1) = 0.7071, 2/sqrt(2·4) = 0.7071, 0 (empty), 0
+    hits = r.query({"I10", "E11"}, k=5)
+    assert [h.index for h in hits] == [0, 1, 2, 3, 4]  # the 0.7071 tie and the 0 tie in corpus order
+    assert [h.score for h in hits] == pytest.approx([1.0, 2**-0.5, 2**-0.5, 0.0, 0.0])
+    # query {J18, N17, Z99}: 0, 0, 2/sqrt(3·4) = 0.5774, 0, 1/sqrt(3·1) = 0.5774 (Z99 unknown to the corpus)
+    top = r.query(["J18", "N17", "Z99"], k=2)
+    assert [h.index for h in top] == [2, 4]
+    assert [h.score for h in top] == pytest.approx([3**-0.5, 3**-0.5])
+    assert otsuka({"I10", "E11", "N17"}, {"I10", "E11"}) == pytest.approx(2 / 6**0.5)
+    assert otsuka(set(), {"I10"}) == 0.0
+    assert r.query(set(), k=2) == [Hit(0, 0.0), Hit(1, 0.0)]
+
+
+def test_gold_refuses_texts() -> None:
+    with pytest.raises(UsageError, match="retrieves by label sets"):
+        make_retriever("gold").fit(["chest pain", "fever"])

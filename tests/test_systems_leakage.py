@@ -147,3 +147,51 @@ def test_a_category_target_and_its_leaky_meta_never_reach_a_system(tmp_path: Pat
     assert [i.target for i in train] == ["HOME"] * 3
     assert all(i.target is None and i.meta == {"age": 50} for i in test)
     assert "HOME" not in " ".join(str(i.to_dict()) for i in test)
+
+
+class _OracleRecorder(_Recorder):
+    """The recorder, declaring itself an oracle (as the gold few-shot retriever does)."""
+
+    needs_test_targets = True
+
+
+class _ClaimingRecorder(_Recorder):
+    """A truthy value that is not ``True`` is not a declaration."""
+
+    needs_test_targets = "yes"
+
+
+def test_only_a_system_that_declares_itself_an_oracle_gets_the_test_targets(tmp_path: Path) -> None:
+    import json
+
+    from admitdx.contracts import Instance
+    from admitdx.jsonl import write_jsonl
+    from admitdx.systems import register, registered
+
+    rows = [
+        Instance(f"{split}{i}", i + (0 if split == "train" else 50), "clinibench", split, {}, f"note {i}",
+                 [Reference(f"title {split}{i}", code=f"C{i}{split[0]}")],
+                 meta={"icd_version": 10, "excluded_codes": "Z99"})
+        for split in ("train", "test") for i in range(3)
+    ]  # fmt: skip
+    write_jsonl(tmp_path / "ds" / "instances.jsonl", (r.to_dict() for r in rows))
+    kinds = {"test-oracle-recorder": _OracleRecorder, "test-claiming-recorder": _ClaimingRecorder}
+    for name, cls in kinds.items():
+        if name not in registered():
+            register(name, "records what an oracle is given")(cls)
+    received = {}
+    for kind in ("test-oracle-recorder", "test-claiming-recorder"):
+        _Recorder.seen = []
+        run_predictions(tmp_path / "ds", SystemChoice(kind, kind), tmp_path / kind, show_progress=False)
+        received[kind] = dict(_Recorder.seen)["predict"]
+    gold = {r.id: r.references for r in rows if r.split == "test"}
+    oracle = received["test-oracle-recorder"]
+    assert {i.id: i.references for i in oracle} == gold
+    assert all(i.meta == {"icd_version": 10} for i in oracle)  # the leaky meta still goes
+    assert all(not i.references for i in received["test-claiming-recorder"])
+
+    def manifest(kind: str) -> dict:
+        return json.loads((tmp_path / kind / "manifest.json").read_text())["inputs"]
+
+    assert manifest("test-oracle-recorder")["oracle"] is True
+    assert "oracle" not in manifest("test-claiming-recorder")

@@ -13,7 +13,7 @@ Configured in the ``admitdx predict --config`` file::
         model: Qwen/Qwen2.5-7B-Instruct
         prompt: few-shot
         k: 5                       # EarlyDx 4.2: five exemplars; CliniBench 4.3: 1, 3 or 5
-        retriever: bm25            # bm25 | dense | random (CliniBench 4.3)
+        retriever: bm25            # bm25 | dense | latent | random (CliniBench 4.3; gold: llm-codes)
         graded: true               # each diagnosis confirmed/suspected + confidence
 
 ``endpoints: [url, {url: …, concurrency: n}, …]`` spreads the calls over several servers with
@@ -50,7 +50,7 @@ from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
 from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
-from admitdx.retrieval import make_retriever
+from admitdx.retrieval import Hit, make_retriever
 from admitdx.systems import register
 from admitdx.systems.sample_log import SAMPLES_FILE, SampleLog
 from admitdx.tasks.answers import (
@@ -60,6 +60,8 @@ from admitdx.tasks.answers import (
     read_category,
     read_diagnoses,
     read_text,
+    text_answer,
+    text_parts,
     text_schema,
 )
 from admitdx.tasks.spec import TaskSpec
@@ -139,6 +141,7 @@ class LLMPredictor:
         self.shape = ListShape(min_items, max_items, min_chars, max_chars, reasoning_max_chars)
         self.max_input_chars = max_input_chars
         self.template = load_prompt(prompt_file or task.prompt, task.prompt_dir)
+        self.parts = text_parts(task.schema) if task.answer == "text" else ()
         self.schema = self._schema(reasoning=prompt == "cot")
         self.retriever = (
             make_retriever(retriever, **(retriever_options or {})) if prompt == "few-shot" else None
@@ -179,7 +182,7 @@ class LLMPredictor:
         if self.task.answer == "category":
             return category_schema(self.task.categories, reasoning=reasoning)
         if self.task.answer == "text":
-            return text_schema(reasoning=reasoning)
+            return text_schema(reasoning=reasoning, parts=self.parts)
         return diagnosis_schema(self.shape, reasoning=reasoning, graded=self.graded)
 
     #: Options that change how a run executes, not what the model answers: the model's identity
@@ -207,19 +210,27 @@ class LLMPredictor:
                 f"{', '.join(self.exemplar_classes)}; none were found",
                 hint="audit the dataset first (`admitdx audit`) or set exemplar_classes",
             )
-        self.retriever.fit([t.text for t in self._train])
+        self._index_exemplars()
         self.fit_summary = {"exemplar_pool": len(self._train)}
 
-    def _exemplar_labels(self, inst: Instance) -> list[str]:
+    def _index_exemplars(self) -> None:
+        """Index the exemplar pool by text (a subclass may retrieve by something else)."""
+        self.retriever.fit([t.text for t in self._train])
+
+    def _neighbours(self, inst: Instance) -> list[Hit]:
+        """The pool positions of ``inst``'s ``k`` nearest exemplars, most similar first."""
+        return self.retriever.query(inst.text, self.k)
+
+    def _exemplar_labels(self, inst: Instance) -> list[Any]:
         if self.task.answer != "diagnoses":
-            return [inst.target] if isinstance(inst.target, str) and inst.target else []
+            return [inst.target] if inst.target else []  # a text, category or {part: text}
         audited = any(r.evidence_class for r in inst.references)
         return [r.text for r in inst.references if not audited or r.evidence_class in self.exemplar_classes]
 
     def _exemplars(self, inst: Instance) -> list[dict[str, str]]:
         if self.retriever is None:
             return []
-        hits = self.retriever.query(inst.text, self.k)
+        hits = self._neighbours(inst)
         shown = []
         for hit in reversed(hits):  # most similar last, next to the question
             ex = self._train[hit.index]
@@ -230,7 +241,7 @@ class LLMPredictor:
         """An exemplar's gold answer in the schema the model must answer in."""
         labels = self._exemplar_labels(ex)
         if self.task.answer != "diagnoses":
-            return json.dumps({"answer": labels[0]})
+            return json.dumps(text_answer(labels[0]))
         labels = labels[: self.shape.max_items]
         answer = (
             [{"diagnosis": t, "status": "confirmed", "confidence": 1.0} for t in labels]
@@ -261,7 +272,7 @@ class LLMPredictor:
             one = (
                 read_category(c.parsed, self.task.categories)
                 if self.task.answer == "category"
-                else read_text(c.parsed)
+                else read_text(c.parsed, self.parts)
             )
             answer, reasoning, error = one.answer, one.reasoning, one.error
         return Prediction(

@@ -10,7 +10,8 @@ retriever's, e.g. ``{model: …}`` for embedding). The paper's decoding::
         kind: llm-codes
         base_url: http://127.0.0.1:8000/v1
         model: Qwen/Qwen2-7B-Instruct
-        prompt: few-shot          # zero-shot | cot | few-shot (k: 1, 3 or 5; retriever bm25/dense/random)
+        prompt: few-shot          # zero-shot | cot | few-shot (k: 1, 3 or 5)
+        retriever: bm25           # bm25 | dense | latent | random | gold (see below)
         k: 5
         min_items: 20             # exactly 20 descriptions …
         max_items: 20
@@ -19,6 +20,13 @@ retriever's, e.g. ``{model: …}`` for embedding). The paper's decoding::
         max_tokens: 1500
         temperature: 0            # greedy
         mapping: embedding
+
+Retrievers (§4.3): ``latent`` takes ``retriever_options: {model_dir: DIR}``, the folder an
+``encoder`` system wrote with ``save_dir: DIR``. ``gold`` is the paper's ideal retriever: the
+training notes whose 3-character codes are closest, by the Otsuka coefficient, to the *test*
+note's own gold codes. It needs the answer, so the system then declares itself an oracle
+(``needs_test_targets``): the runner hands it the test targets, the manifest says so, and the
+report prints the run's caveat — an upper bound of few-shot learning, never a result.
 
 An unmapped description stays in the list without a code (the suite counts it as ``uncoded``).
 The run's fit summary reports appendix A.3's figures: the valid-JSON rate and the mean number of
@@ -34,9 +42,12 @@ from typing import Any
 from admitdx.contracts import Instance, Prediction, PredictionItem
 from admitdx.llm.client import Completion
 from admitdx.llm.egress import AllowedHost
+from admitdx.retrieval import Hit
+from admitdx.retrieval.gold import ORACLE_NOTE, GoldRetriever
 from admitdx.systems import register
 from admitdx.systems.code_mapping import CodeMapper, Method
 from admitdx.systems.llm import DESCRIPTION, LLMPredictor, _caveat
+from admitdx.systems.runner import ORACLE_INPUT
 from admitdx.tasks.spec import TaskSpec
 
 
@@ -53,8 +64,22 @@ def coded_items(items: list[PredictionItem], codes: list[str | None]) -> list[Pr
     return out
 
 
+def label_set(inst: Instance) -> set[str]:
+    """What the gold retriever compares: an instance's codes (its reference texts where uncoded)."""
+    return {r.code or r.text for r in inst.references}
+
+
+def _codes_caveat(manifest_inputs: dict[str, Any]) -> str | None:
+    """The oracle mark of a gold-retriever run, then the toy-model caveat of any LLM run."""
+    marks = [ORACLE_NOTE + "." if manifest_inputs.get(ORACLE_INPUT) else None, _caveat(manifest_inputs)]
+    return " ".join(m for m in marks if m) or None
+
+
 @register(
-    "llm-codes", DESCRIPTION + " Its descriptions are mapped to codes (CliniBench 4.2).", caveat=_caveat
+    "llm-codes",
+    DESCRIPTION + " Its descriptions are mapped to codes (CliniBench 4.2). With `retriever: gold` it is "
+    "an oracle: it uses the test labels to choose demonstrations (an upper bound).",
+    caveat=_codes_caveat,
 )
 class LLMCodePredictor(LLMPredictor):
     def __init__(
@@ -71,8 +96,24 @@ class LLMCodePredictor(LLMPredictor):
         self.name = f"llm-codes-{self.style}"
         self._answers = {"answers": 0, "valid_json": 0, "distinct_codes": 0}
 
+    @property
+    def needs_test_targets(self) -> bool:
+        """The runner's oracle hook: only the gold retriever reads the test labels."""
+        return isinstance(self.retriever, GoldRetriever)
+
     def manifest_inputs(self) -> dict[str, Any]:
         return {**super().manifest_inputs(), "mapping": self.mapper.method}
+
+    def _index_exemplars(self) -> None:
+        if self.needs_test_targets:
+            self.retriever.fit([label_set(t) for t in self._train])
+        else:
+            super()._index_exemplars()
+
+    def _neighbours(self, inst: Instance) -> list[Hit]:
+        if self.needs_test_targets:
+            return self.retriever.query(label_set(inst), self.k)
+        return super()._neighbours(inst)
 
     def fit(self, train: list[Instance]) -> None:
         super().fit(train)

@@ -6,7 +6,10 @@ The protocol guarantees live here, once, so every system — baseline, classifie
   included) and predicts test instances from which the task's declared target (``references``
   or ``target``) and its leaky ``meta`` fields have been removed (:meth:`TaskSpec.without_target`),
   so no system can read a test answer even by mistake. An instance id present in both splits is
-  refused.
+  refused. The one exception is declared: a system whose ``needs_test_targets`` attribute is
+  ``True`` is an *oracle* (CliniBench's gold few-shot retriever, an upper bound) and gets the test
+  targets (never the leaky meta); the manifest records ``"oracle": true`` and the system's caveat
+  marks its scores in every report.
 * **Append as they complete.** Each prediction is appended to ``predictions.jsonl`` and flushed, so
   an interrupted run (Ctrl-C, a kill, a crash) loses at most the predictions in flight.
 * **Resume exactly once.** A rerun into the same ``--out`` cuts a half-written last line, skips the
@@ -53,6 +56,10 @@ from admitdx.tasks.spec import TaskSpec
 
 #: A runner option of every system: what it learns from (``systems.labels.training_view``).
 TRAIN_LABELS_OPTION = "train_labels"
+#: The attribute by which a system declares itself an oracle that must see the test targets.
+ORACLE_HOOK = "needs_test_targets"
+#: The manifest input recording that the test targets reached the system (absent otherwise).
+ORACLE_INPUT = "oracle"
 
 
 @dataclass(frozen=True)
@@ -87,8 +94,8 @@ def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: Tas
 def split_dataset(
     dataset_dir: Path, split: str, train_split: str, limit: int | None
 ) -> tuple[TaskSpec, list[Instance], list[Instance], dict[str, str]]:
-    """(the task, training instances with targets, test instances without target or leaky meta,
-    the dataset's fingerprints for the manifest)."""
+    """(the task, training instances, test instances — both still with their targets: see
+    :func:`system_view` — and the dataset's fingerprints for the manifest)."""
     if split == train_split:
         raise UsageError(
             f"--split and --train-split are both {split!r}: a system must not be evaluated on the "
@@ -115,7 +122,21 @@ def split_dataset(
             column="split",
             hint="rebuild the dataset: a test encounter must never be a training encounter",
         )
-    return task, train, [task.without_target(i) for i in test], dataset_fingerprints(dataset_dir, instances)
+    return task, train, test, dataset_fingerprints(dataset_dir, instances)
+
+
+def is_oracle(system: System) -> bool:
+    """Whether ``system`` declares that it needs the test targets (only ``True`` counts)."""
+    return getattr(system, ORACLE_HOOK, False) is True
+
+
+def system_view(task: TaskSpec, instance: Instance, oracle: bool) -> Instance:
+    """A test instance as a system sees it: without target and leaky meta; an oracle keeps the
+    target (and still loses the leaky meta, which it does not need)."""
+    seen = task.without_target(instance)
+    if not oracle:
+        return seen
+    return dataclasses.replace(seen, references=instance.references, target=instance.target)
 
 
 def _finished_ids(path: Path) -> set[str]:
@@ -166,6 +187,8 @@ def _run_predictions(
     allow_hosts = allow_hosts or []
     task, train, test, fingerprints = split_dataset(dataset_dir, split, train_split, limit)
     system = build_system(choice, allow_hosts, task)
+    oracle = is_oracle(system)
+    test = [system_view(task, i, oracle) for i in test]
     learn = training_view(train, str(choice.options.get(TRAIN_LABELS_OPTION, "retained")))
     execution = getattr(system, "execution_options", frozenset())
     answering = {k: v for k, v in choice.options.items() if k not in execution}
@@ -181,6 +204,8 @@ def _run_predictions(
     }
     if hasattr(system, "manifest_inputs"):
         inputs["system_inputs"] = system.manifest_inputs()
+    if oracle:
+        inputs[ORACLE_INPUT] = True
     path = out_dir / PREDICTIONS_FILE
     # --limit says how far to go, not what is answered: a trial with --limit 20 is extended by a
     # rerun with a larger or no limit (it appends), so the previous limit is not compared
