@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from admitdx.contracts import PredictionItem
 
 STATUSES = ("confirmed", "suspected")
@@ -110,10 +112,16 @@ def _answer_object(
     name: str, answer: dict[str, Any], reasoning: bool, reasoning_max_chars: int | None = None
 ) -> dict[str, Any]:
     """``{reasoning?, <name>: answer}``: reasoning first, so a server generates it before the answer."""
+    return _object({name: answer}, reasoning, reasoning_max_chars)
+
+
+def _object(
+    answers: dict[str, dict[str, Any]], reasoning: bool, reasoning_max_chars: int | None = None
+) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     if reasoning:
         properties["reasoning"] = free_text(reasoning_max_chars)
-    properties[name] = answer
+    properties.update(answers)
     return {
         "type": "object",
         "properties": properties,
@@ -127,14 +135,35 @@ def category_schema(categories: tuple[str, ...], *, reasoning: bool = False) -> 
     return _answer_object("answer", {"type": "string", "enum": list(categories)}, reasoning)
 
 
-def text_schema(*, reasoning: bool = False, max_chars: int | None = None) -> dict[str, Any]:
-    """``{reasoning?, answer: text}``."""
-    return _answer_object("answer", free_text(max_chars), reasoning)
+def text_schema(
+    *, reasoning: bool = False, max_chars: int | None = None, parts: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``{reasoning?, answer: text}``, or for a multi-part target ``{reasoning?, <part>: text, …}``
+    with the parts in the target's order (ER-Reason planning: rule_out, decision_factors,
+    treatment_plan — the order the paper asks them in)."""
+    if not parts:
+        return _answer_object("answer", free_text(max_chars), reasoning)
+    return _object({p: free_text(max_chars) for p in parts}, reasoning)
+
+
+def text_parts(schema: pa.Schema) -> tuple[str, ...]:
+    """The part names of a multi-part text target: the fields of the instances' ``target`` struct
+    (the dataset schema is where a task declares its target's shape); () for a single text."""
+    i = schema.get_field_index("target")
+    kind = schema.field(i).type if i >= 0 else None
+    if kind is None or not pa.types.is_struct(kind):
+        return ()
+    return tuple(kind.field(j).name for j in range(kind.num_fields))
+
+
+def text_answer(target: str | dict[str, str]) -> dict[str, Any]:
+    """A gold text target written as the answer object a model must produce (few-shot exemplars)."""
+    return dict(target) if isinstance(target, dict) else {"answer": target}
 
 
 @dataclass(frozen=True)
 class ReadAnswer:
-    answer: str | None
+    answer: str | dict[str, str] | None
     reasoning: str | None
     error: str | None
 
@@ -163,9 +192,40 @@ def read_category(value: Any, categories: tuple[str, ...]) -> ReadAnswer:
     return ReadAnswer(hits[0], reasoning, None)
 
 
-def read_text(value: Any) -> ReadAnswer:
-    """A non-empty text answer (surrounding whitespace removed)."""
+def read_text(value: Any, parts: tuple[str, ...] = ()) -> ReadAnswer:
+    """A non-empty text answer (surrounding whitespace removed), or with ``parts`` a ``{part: text}``.
+
+    Parts are read tolerantly when a server ignored the schema: a key matches a part whatever its
+    case and separators ("Rule_Out", "rule out", "rule-out" are ``rule_out``), and a list of
+    strings is joined with "; ". An answer lacking a part (absent, empty, not text) is a parse
+    error naming the missing parts, with no answer, as the Prediction contract has it: it is
+    counted as unparseable and scores 0 on every part, not credited for the parts it has.
+    """
+    if parts:
+        return _read_parts(value, parts)
     answer, reasoning = _answer_field(value)
     if not isinstance(answer, str) or not answer.strip():
         return ReadAnswer(None, reasoning, "the answer has no text")
     return ReadAnswer(answer.strip(), reasoning, None)
+
+
+def _key(name: str) -> str:
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
+
+
+def _part_text(value: Any) -> str | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "; ".join(v.strip() for v in value if v.strip())
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _read_parts(value: Any, parts: tuple[str, ...]) -> ReadAnswer:
+    if not isinstance(value, dict):
+        return ReadAnswer(None, None, f"the answer is not an object with {', '.join(parts)}")
+    reasoning = value.get("reasoning") if isinstance(value.get("reasoning"), str) else None
+    by_key = {_key(str(k)): v for k, v in value.items()}
+    read = {p: text for p in parts if (text := _part_text(by_key.get(_key(p)))) is not None}
+    missing = [p for p in parts if p not in read]
+    if missing:
+        return ReadAnswer(None, reasoning, f"the answer lacks {', '.join(missing)}")
+    return ReadAnswer(read, reasoning, None)
