@@ -122,3 +122,68 @@ def test_gold_ranks_label_sets_by_the_otsuka_coefficient() -> None:
 def test_gold_refuses_texts() -> None:
     with pytest.raises(UsageError, match="retrieves by label sets"):
         make_retriever("gold").fit(["chest pain", "fever"])
+
+
+# ---------------------------------------------------------------- latent: the fine-tuned encoder's vectors
+@pytest.fixture(scope="module")
+def fine_tuned(tmp_path_factory: pytest.TempPathFactory):
+    """The encoder system fine-tuned on planted encounters (a tiny BERT, CPU), saved with save_dir."""
+    pytest.importorskip("transformers")
+    from admitdx.systems import create
+    from systems_data import planted_encounters, write_tiny_bert
+
+    tiny = write_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+    saved = tmp_path_factory.mktemp("fine-tuned")
+    training = {"epochs": 4, "batch_size": 16, "learning_rate": 5e-3, "warmup_ratio": 0.0, "device": "cpu"}
+    system = create("encoder", model_dir=str(tiny), max_length=40, save_dir=str(saved), **training)
+    system.fit(planted_encounters(240, "train", seed=1))
+    return tiny, system, saved
+
+
+def _planted(inst) -> bool:
+    return any(r.text == "Planted disease" for r in inst.references)
+
+
+def test_latent_vectors_are_the_fine_tuned_encoders_pooled_output(fine_tuned) -> None:
+    import torch
+
+    from admitdx.retrieval.latent import EncoderEmbedder, pool
+
+    _, system, saved = fine_tuned
+    embedder = EncoderEmbedder(saved, device="cpu")
+    assert (embedder.pooling, embedder.max_length) == ("cls", 40)  # read from admitdx_encoder.json
+    texts = ["patient presents with zebrafinch noted", "vitals stable labs pending"]
+    head = system.head
+    head.model.eval()
+    with torch.no_grad():
+        enc = head.tokenizer(texts, truncation=True, max_length=40, padding=True, return_tensors="pt")
+        hidden = head.model.encoder(**enc).last_hidden_state
+        expected = torch.nn.functional.normalize(pool(hidden, enc["attention_mask"], "cls"), dim=-1)
+    assert embedder.encode(texts) == pytest.approx(expected.numpy(), abs=1e-5)
+
+
+def test_latent_retrieves_by_outcome_after_fine_tuning(fine_tuned) -> None:
+    from systems_data import planted_encounters
+
+    tiny, _, saved = fine_tuned
+    train = planted_encounters(240, "train", seed=1)
+    queries = [q for q in planted_encounters(30, "test", seed=2) if _planted(q)]
+
+    def share_planted(model_dir) -> float:
+        r = make_retriever("latent", model_dir=str(model_dir), max_length=40, device="cpu")
+        r.fit([t.text for t in train])
+        hits = r.query_many([q.text for q in queries], k=5)
+        return sum(_planted(train[h.index]) for row in hits for h in row) / (5 * len(queries))
+
+    # A third of the training notes carry the planted label (what chance retrieves). Measured: 1.0
+    # fine-tuned, 0.0 for the untrained encoder, whose [CLS] vector does not follow the outcome.
+    assert share_planted(saved) >= 0.9
+    assert share_planted(tiny) < 0.5
+
+
+def test_latent_needs_a_model_dir(tmp_path) -> None:
+    pytest.importorskip("transformers")
+    with pytest.raises(UsageError, match="needs model_dir"):
+        make_retriever("latent")
+    with pytest.raises(UsageError, match="needs model_dir"):
+        make_retriever("latent", model_dir=str(tmp_path / "missing"))

@@ -8,6 +8,8 @@ BioMedBERT / GatorTronS, section 4.1).
 max-pools the title logits (see :mod:`admitdx.systems.encoder_model`). Pooling is the [CLS] vector
 (CliniBench's best settings mostly had mean pooling off) or ``pooling="mean"``. In ``threshold``
 mode the model is fine-tuned on the training split minus the carved validation patients.
+``save_dir`` keeps the fine-tuned encoder (without its head) for CliniBench's latent few-shot
+retriever (``retriever: latent``, :mod:`admitdx.retrieval.latent`).
 
 Needs the ``encoder`` extra (``pip install 'admitdx[encoder]'``): torch and transformers are only
 imported when the system is fitted.
@@ -51,6 +53,7 @@ class EncoderClassifier:
         warmup_ratio: float = 0.1,
         seed: int = 0,
         device: str | None = None,
+        save_dir: str | Path | None = None,
     ) -> None:
         if model_dir is None or not Path(model_dir).expanduser().is_dir():
             raise UsageError(
@@ -63,6 +66,7 @@ class EncoderClassifier:
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
         self.min_label_count, self.validation_fraction = min_label_count, validation_fraction
         self.pooling, self.device = pooling, device
+        self.save_dir = Path(save_dir).expanduser() if save_dir else None
         self.window_options = {"max_length": max_length, "max_chunks": max_chunks, "stride": stride}
         self.training_options = {
             "epochs": epochs,
@@ -109,6 +113,9 @@ class EncoderClassifier:
             "epoch_losses": [round(x, 6) for x in losses],
             "device": str(self.head.device),
         }
+        if self.save_dir is not None:
+            self.head.save(self.save_dir)
+            self.fit_summary["saved_to"] = str(self.save_dir)
 
     def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:
         stream = iter(instances)

@@ -19,6 +19,8 @@ import torch
 from torch import nn
 from transformers import AutoModel, AutoTokenizer, get_polynomial_decay_schedule_with_warmup
 
+from admitdx.retrieval.latent import pool, write_encoder_config
+
 
 @dataclass(frozen=True)
 class Training:
@@ -53,12 +55,7 @@ class MultiLabelEncoder(nn.Module):
     ) -> torch.Tensor:
         """Logits per text: windows are encoded, pooled, scored, then max-pooled per owning text."""
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        if self.pooling == "mean":
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
-        else:
-            pooled = hidden[:, 0]
-        window_logits = self.head(pooled)
+        window_logits = self.head(pool(hidden, attention_mask, self.pooling))
         out = torch.full(
             (n_texts, window_logits.shape[1]),
             float("-inf"),
@@ -132,6 +129,14 @@ class EncoderHead:
                 total += loss.item() * len(idx)
             losses.append(total / len(texts))
         return losses
+
+    def save(self, folder: Path) -> None:
+        """The fine-tuned encoder and its tokenizer (no head), with how it pools and truncates: what
+        the latent retriever (:mod:`admitdx.retrieval.latent`) loads."""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.model.encoder.save_pretrained(folder)
+        self.tokenizer.save_pretrained(folder)
+        write_encoder_config(folder, pooling=self.model.pooling, max_length=self.windows.max_length)
 
     @torch.no_grad()
     def scores(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
