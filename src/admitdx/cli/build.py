@@ -20,6 +20,7 @@ from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.progress import progress_bar
 from admitdx.runs import exclusive
+from admitdx.tasks.family import TaskFamily, families
 from admitdx.tasks.registry import registered
 from admitdx.tasks.spec import TaskSpec
 
@@ -57,92 +58,174 @@ def _option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _task_command(spec: TaskSpec) -> typer.models.CommandFunctionType:
-    """``admitdx build <task>``: every params field as a typed option (its default and help from the
-    dataclass), plus the spec's extra options, the common build options and ``--set``."""
+def _flag(name: str, kind: Any) -> str:
+    """``--name``, or ``--name/--no-name`` for a boolean, so a parameter defaulting to True can be
+    switched off on the command line (not only through ``--set name=false``)."""
+    option = _option_name(name)
+    return f"{option}/--no-{option[2:]}" if kind in (bool, bool | None) else option
+
+
+def _option(name: str, kind: Any, default: Any, help_: str, flag: str | None = None) -> inspect.Parameter:
+    return inspect.Parameter(
+        name,
+        inspect.Parameter.KEYWORD_ONLY,
+        annotation=Annotated[kind, _Opt(flag or _flag(name, kind), help=help_)],
+        default=default,
+    )
+
+
+def _init_fields(spec: TaskSpec) -> list[dataclasses.Field[Any]]:
+    return [f for f in dataclasses.fields(spec.params) if f.init]
+
+
+def _tuple_fields(spec: TaskSpec) -> set[str]:
     hints = typing.get_type_hints(spec.params)
-    fields = [f for f in dataclasses.fields(spec.params) if f.init]
-    tuple_fields = {f.name for f in fields if typing.get_origin(hints[f.name]) is tuple}
-    parameters = [
-        inspect.Parameter(
-            "source",
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=Annotated[Path, _Opt(f"--{spec.source_option}", help=spec.source_help)],
-        ),
-        inspect.Parameter(
-            "out",
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=Annotated[Path, _Opt("--out", help="Dataset directory to write.")],
-        ),
-    ]
-    for f in fields:
-        cli_type, note = _cli_type(hints[f.name])
-        default = ",".join(f.default) if f.name in tuple_fields and f.default else f.default
-        if default == () or default is dataclasses.MISSING:
+    return {f.name for f in _init_fields(spec) if typing.get_origin(hints[f.name]) is tuple}
+
+
+def _param_options(
+    spec: TaskSpec, *, unset: bool = False, notes: dict[str, str] | None = None
+) -> list[inspect.Parameter]:
+    """Every params field of ``spec`` as a typed option (default and help from the dataclass; with
+    ``unset``, defaulting to None so that only what the user gave is passed on), and its extras;
+    ``notes`` adds to the help of the options it names."""
+    notes = notes or {}
+    hints = typing.get_type_hints(spec.params)
+    options = []
+    for f in _init_fields(spec):
+        cli_type, kind_note = _cli_type(hints[f.name])
+        default = ",".join(f.default) if isinstance(f.default, tuple) and f.default else f.default
+        help_ = f.metadata.get("help", "") + (f" ({kind_note})" if kind_note else "") + notes.get(f.name, "")
+        if unset and default not in (None, (), dataclasses.MISSING):
+            help_ += f" [default: {default}]"  # typer shows none for an option that defaults to None
+        if unset or default == () or default is dataclasses.MISSING:
             default = None
-        help_ = f.metadata.get("help", "") + (f" ({note})" if note else "")
-        parameters.append(
-            inspect.Parameter(
-                f.name,
-                inspect.Parameter.KEYWORD_ONLY,
-                annotation=Annotated[cli_type, _Opt(_option_name(f.name), help=help_)],
-                default=default,
-            )
-        )
-    for extra in spec.extra_options:
-        parameters.append(
-            inspect.Parameter(
-                extra.name,
-                inspect.Parameter.KEYWORD_ONLY,
-                annotation=Annotated[str | None, _Opt(_option_name(extra.name), help=extra.help)],
-                default=None,
-            )
-        )
-    common = {
-        "split_file": (Path | None, None, "Reuse the split.csv of an earlier build."),
-        "memory_limit": (str, "3GB", "DuckDB memory cap; larger work spills to --out."),
-        "force": (bool, False, "Rebuild even if --out holds a build of the same inputs."),
-        "set_": (
+            cli_type = cli_type | None
+        options.append(_option(f.name, cli_type, default, help_))
+    options += [_option(e.name, str | None, None, e.help + notes.get(e.name, "")) for e in spec.extra_options]
+    return options
+
+
+def _common_options() -> list[inspect.Parameter]:
+    return [
+        _option("out", Path, inspect.Parameter.empty, "Dataset directory to write."),
+        _option("split_file", Path | None, None, "Reuse the split.csv of an earlier build."),
+        _option("memory_limit", str, "3GB", "DuckDB memory cap; larger work spills to --out."),
+        _option("force", bool, False, "Rebuild even if --out holds a build of the same inputs.", "--force"),
+        _option(
+            "set_",
             list[str] | None,
             None,
             "Any parameter as KEY=VALUE (repeatable), e.g. --set home_meds_max=20.",
+            "--set",
         ),
-    }
-    for name, (kind, default, help_) in common.items():
-        flag = "--set" if name == "set_" else _option_name(name)
-        parameters.append(
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                annotation=Annotated[kind, _Opt(flag, help=help_)],
-                default=default,
-            )
+    ]
+
+
+def _make_params(spec: TaskSpec, values: dict[str, Any], settings: dict[str, Any]) -> Any:
+    """The spec's params from typed option values (None or () where not given) and ``--set`` pairs."""
+    fields = [f.name for f in _init_fields(spec)]
+    unknown = sorted(set(settings) - set(fields))
+    if unknown:
+        raise UsageError(
+            f"--set: {', '.join(unknown)} is not a parameter of {spec.name}",
+            hint=f"parameters: {', '.join(fields)}",
         )
+    tuple_fields = _tuple_fields(spec)
+    values = dict(values)
+    for name in tuple_fields | {e.name for e in spec.extra_options}:
+        if name in values:
+            values[name] = _names(values[name])
+    for name, value in settings.items():
+        values[name] = tuple(value) if name in tuple_fields and isinstance(value, list) else value
+    return spec.make_params(
+        **{k: v for k, v in values.items() if not (v is None or v == ()) or k in settings}
+    )
+
+
+def _common_values(values: dict[str, Any]) -> tuple[Path, dict[str, Any], dict[str, Any]]:
+    """Pop ``--out``, the build options and the ``--set`` pairs off a command's values."""
+    settings = parse_key_values(values.pop("set_"))
+    out = values.pop("out")
+    options = {k: values.pop(k) for k in ("split_file", "memory_limit", "force")}
+    return out, options, settings
+
+
+def _task_command(spec: TaskSpec) -> typer.models.CommandFunctionType:
+    """``admitdx build <task>``: every params field as a typed option (its default and help from the
+    dataclass), plus the spec's extra options, the common build options and ``--set``."""
+    source = _option("source", Path, inspect.Parameter.empty, spec.source_help, f"--{spec.source_option}")
 
     def command(**values: Any) -> None:
-        settings = parse_key_values(values.pop("set_"))
-        source, out = values.pop("source"), values.pop("out")
-        split_file, memory_limit, force = (
-            values.pop("split_file"),
-            values.pop("memory_limit"),
-            values.pop("force"),
-        )
-        for name in tuple_fields | {e.name for e in spec.extra_options}:
-            values[name] = _names(values[name])
-        unknown = sorted(set(settings) - {f.name for f in fields})
-        if unknown:
-            raise UsageError(
-                f"--set: {', '.join(unknown)} is not a parameter of {spec.name}",
-                hint=f"parameters: {', '.join(f.name for f in fields)}",
-            )
-        for name, value in settings.items():
-            values[name] = tuple(value) if name in tuple_fields and isinstance(value, list) else value
-        values = {k: v for k, v in values.items() if not (v == () and k not in settings)}
-        params = spec.make_params(**values)
-        _run_build(spec, source, out, params, split_file=split_file, memory_limit=memory_limit, force=force)
+        out, options, settings = _common_values(values)
+        source_dir = values.pop("source")
+        params = _make_params(spec, values, settings)
+        _run_build(spec, source_dir, out, params, **options)
 
-    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__signature__ = inspect.Signature([source, *_param_options(spec), *_common_options()])  # type: ignore[attr-defined]
     command.__doc__ = f"{spec.summary}.\n\nExample: {spec.example}"
+    return command
+
+
+def _family_command(family: TaskFamily) -> typer.models.CommandFunctionType:
+    """``admitdx build <family> --task T (--<source> DIR | …)``: the member spec for (T, source).
+
+    Its options are the union of the members' options; one a member does not have is refused for
+    it (not ignored), so a release option given with --mimic is a usage error naming both."""
+    task = _option(
+        "task",
+        str,
+        inspect.Parameter.empty,
+        f"The task to build: one of {', '.join(family.tasks)}.",
+        "--task",
+    )
+    sources = [
+        _option(
+            f"source_{o}", Path | None, None, family.source_help(o) + " Give exactly one source.", f"--{o}"
+        )
+        for o in family.source_options
+    ]
+    owners: dict[str, set[str]] = {}
+    for spec in family.specs:
+        for p in _param_options(spec, unset=True):
+            owners.setdefault(p.name, set()).add(spec.source_option)
+    notes = {
+        name: f" [--{', --'.join(sorted(sources_))} only]"
+        for name, sources_ in owners.items()
+        if len(sources_) < len(family.source_options)
+    }
+    options: dict[str, inspect.Parameter] = {}
+    for spec in family.specs:
+        for p in _param_options(spec, unset=True, notes=notes):
+            options.setdefault(p.name, p)
+
+    def command(**values: Any) -> None:
+        out, build_options, settings = _common_values(values)
+        given = {o: values.pop(f"source_{o}") for o in family.source_options}
+        chosen = [o for o, v in given.items() if v is not None]
+        if len(chosen) != 1:
+            raise UsageError(
+                f"{family.name}: give exactly one source ({' or '.join(f'--{o}' for o in given)})",
+                hint=f"e.g. {family.example}",
+            )
+        spec = family.spec_for(values.pop("task"), chosen[0])
+        own = {p.name for p in _param_options(spec, unset=True)}
+        foreign = sorted(_option_name(k) for k, v in values.items() if v is not None and k not in own)
+        if foreign:
+            raise UsageError(
+                f"{', '.join(foreign)} is not an option of {spec.name} (built from --{chosen[0]})",
+                hint=f"`admitdx build {spec.name} --help` lists its options",
+            )
+        params = _make_params(spec, {k: v for k, v in values.items() if k in own}, settings)
+        _run_build(spec, given[chosen[0]], out, params, **build_options)
+
+    parameters = [task, *sources, *options.values(), *_common_options()]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    members = "; ".join(
+        f"{t}: {', '.join(f'--{o} ({s.name})' for o, s in by_source.items())}"
+        for t, by_source in family.members.items()
+    )
+    command.__doc__ = f"{family.summary}.\n\nTasks — {members}.\n\nExample: {family.example}"
     return command
 
 
@@ -244,8 +327,13 @@ def sft(
 
 def register(app: typer.Typer) -> None:
     """Add ``build`` (one subcommand per registered task), ``tasks`` and ``export`` to the root app."""
-    for spec in registered().values():
+    specs = registered()
+    for spec in specs.values():
         build_app.command(spec.name)(_task_command(spec))
+    for family in families().values():
+        if family.name in specs:
+            raise ValueError(f"task family {family.name!r} has the name of a task")
+        build_app.command(family.name)(_family_command(family))
     app.add_typer(build_app, name="build")
     app.add_typer(export_app, name="export")
     app.command("tasks")(tasks)

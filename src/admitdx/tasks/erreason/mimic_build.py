@@ -160,12 +160,14 @@ def _write(
     names = [d[0] for d in result.description]
     opts = p.section_options(v.triage_fields)
     tally: Counter[str] = Counter()
+    subjects: dict[str, set[int]] = {}
     done = 0
     while batch := result.fetchmany(FETCH_ROWS):
         for values in batch:
             record = _instance(dict(zip(names, values, strict=True)), v, opts, splitter, tally)
             if record is not None:
                 tally[f"{record['split']}_instances"] += 1
+                subjects.setdefault(record["split"], set()).add(record["subject_id"])
                 writer.write(record)
         done += len(batch)
         report("stays", done, counts["ed_stays"])
@@ -173,7 +175,12 @@ def _write(
     return {
         "files": [INSTANCES_FILE, PARQUET_FILE, SPLIT_FILE],
         "task": v.task,
-        "counts": {**counts, "instances": writer.written, **dict(sorted(tally.items()))},
+        "counts": {
+            **counts,
+            "instances": writer.written,
+            **dict(sorted(tally.items())),
+            **{f"{split}_subjects": len(ids) for split, ids in sorted(subjects.items())},
+        },
         "sections_absent_source": [name for name, t in tables.items() if t is None],
     }
 

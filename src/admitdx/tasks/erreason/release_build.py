@@ -132,11 +132,13 @@ def _write(
     report: Progress,
 ) -> dict[str, Any]:
     tally: Counter[str] = Counter()
+    subjects: dict[str, set[int]] = {}
     total = len(release.encounters)
     for n, row in enumerate(release.encounters, start=1):
         record = _instance(task, row, release.codes.get(row["encounterkey"], []), params, splitter, tally)
         if record is not None:
             tally[f"{record['split']}_instances"] += 1
+            subjects.setdefault(record["split"], set()).add(record["subject_id"])
             writer.write(record)
         if n % 500 == 0 or n == total:
             report("encounters", n, total)
@@ -144,7 +146,12 @@ def _write(
     return {
         "task": task.task,
         "files": [INSTANCES_FILE, PARQUET_FILE, SPLIT_FILE],
-        "counts": {"encounters": total, "instances": writer.written, **dict(sorted(tally.items()))},
+        "counts": {
+            "encounters": total,
+            "instances": writer.written,
+            **dict(sorted(tally.items())),
+            **{f"{split}_subjects": len(ids) for split, ids in sorted(subjects.items())},
+        },
     }
 
 

@@ -1,6 +1,7 @@
 """The ER-Reason tasks, one registered spec per (task, source): the answer kind, categories and
-suite differ between tasks, and a spec has one of each, so ``er-reason --task X`` is spelled
-``er-reason-X`` here (``admitdx build er-reason-acuity --mimic ROOT``)."""
+suite differ between tasks, and a spec has one of each. The family ``er-reason`` reaches them all
+with the paper's one command, ``admitdx build er-reason --task X (--erreason DIR | --mimic ROOT)``;
+the specs' own names (``er-reason-acuity``, ``er-reason-release-planning``) keep working."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from admitdx.tasks.build_notes import split_size_warning
 from admitdx.tasks.erreason import mimic_tasks, release_tasks
 from admitdx.tasks.erreason.levels import ACUITY_LEVELS, MIMIC_DISPOSITIONS, RELEASE_DISPOSITIONS
 from admitdx.tasks.erreason.mimic_build import Variant, build_variant
 from admitdx.tasks.erreason.params import ErReasonMimicParams
 from admitdx.tasks.erreason.release_build import ReleaseParams, ReleaseTask, build_release_task
+from admitdx.tasks.family import TaskFamily, register_family
 from admitdx.tasks.registry import register
 from admitdx.tasks.spec import AnswerKind, TaskSpec
 
@@ -21,11 +24,13 @@ PROMPTS = Path(__file__).parent / "prompts"
 
 def _report(outputs: dict[str, Any], params: Any) -> list[str]:
     c = outputs["counts"]
-    return [
+    test = c.get("test_instances", 0)
+    lines = [
         f"[green]{outputs['task']}[/] {c.get('ed_stays', c.get('encounters'))} stays → "
-        f"{c['instances']} instances "
-        f"({c.get('train_instances', 0)} train / {c.get('test_instances', 0)} test)"
+        f"{c['instances']} instances ({c.get('train_instances', 0)} train / {test} test)"
     ]
+    warning = split_size_warning(test, c.get("test_subjects", 0))
+    return lines + ([warning] if warning else [])
 
 
 def _spec(
@@ -123,7 +128,7 @@ RELEASE_PLANNING = _release_spec(
     "ER-Reason task 3 (release): rule-out, decision factors, treatment plan (physician rationales)",
     "text",
     "text",
-    "planning.v1",
+    "planning.v2",
 )
 RELEASE_DIAGNOSIS = _release_spec(
     release_tasks.DIAGNOSIS,
@@ -139,4 +144,26 @@ RELEASE_DISPOSITION = _release_spec(
     "category",
     "disposition.v1",
     categories=RELEASE_DISPOSITIONS,
+)
+
+
+FAMILY = register_family(
+    TaskFamily(
+        name="er-reason",
+        summary="ER-Reason (Mehandru et al. 2025): one of its five ER-workflow tasks, from the release "
+        "(--erreason) or adapted to MIMIC-IV-ED (--mimic)",
+        example="admitdx build er-reason --task acuity --mimic ../shared/data/mimic-iv-demo "
+        "--out data/er-reason-acuity",
+        members={
+            "acuity": {"erreason": RELEASE_ACUITY, "mimic": ACUITY},
+            "one-liner": {"erreason": RELEASE_ONE_LINER, "mimic": ONE_LINER},
+            "planning": {"erreason": RELEASE_PLANNING},
+            "diagnosis": {"erreason": RELEASE_DIAGNOSIS, "mimic": DIAGNOSIS},
+            "disposition": {"erreason": RELEASE_DISPOSITION, "mimic": DISPOSITION},
+        },
+        unavailable={
+            ("planning", "mimic"): "its targets are the release's physician rationales (Rule_Out, "
+            "Decision_Factors, Treatment_Plan), which MIMIC-IV has no equivalent of",
+        },
+    )
 )
