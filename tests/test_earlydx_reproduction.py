@@ -5,11 +5,18 @@ the authors' public builder gives them (written by ``data/earlydx_authors_demo.p
 and the public code's rules, apart from admitdx's builder). With ``--label-filter authors
 --lab-scope admission --layout paper`` every label list is equal, and section presence differs only
 by the departures the task README lists, each pinned here to its stays.
+
+Where the paper gives no rule the authors' choice is an option. ``data/earlydx_authors_demo_orders.json``
+(written by ``data/earlydx_authors_demo_orders.py`` from the CSV files in their row order) holds the
+lists those options govern — home medications, the OMR values, prior and past ED diagnoses — as the
+authors' builder gives them; with the options on they are equal too, except the home medications
+that §3.2's cutoff removes.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,9 +25,18 @@ from typer.testing import CliRunner
 
 from admitdx.cli import app
 from admitdx.contracts import Instance, load_instances
+from admitdx.tasks.earlydx.paper_layout import paper_field
 
 EXPECTED = Path(__file__).parent / "data" / "earlydx_authors_demo.json"
+EXPECTED_LISTS = Path(__file__).parent / "data" / "earlydx_authors_demo_orders.json"
 HISTORY_PARTS = {"prior_dx": "Past medical history (prior dx)", "prior_ed_dx": "Past ED diagnoses"}
+AUTHORS = ("--label-filter", "authors", "--lab-scope", "admission")
+#: The authors' choices where the paper gives no rule (the task README's departures table).
+AUTHORS_CHOICES = (
+    *AUTHORS,
+    *("--home-meds-order", "source", "--omr-same-day", "source"),
+    *("--echo-rows", "source", "--prior-dx-order", "source"),
+)
 
 #: Sections the authors' builder shows and this one does not, by stay (the README's departures):
 DEPARTURES = {
@@ -34,6 +50,9 @@ DEPARTURES = {
     # ED arrival after t0: nothing of the ED visit was charted by admission (§3.2's cutoff)
     "chief_complaint": [38020791],
 }  # fmt: skip
+#: Lists that differ from theirs even with their choices: the home medications of the 7 stays above,
+#: all reconciled after t0 (their code applies no time filter).
+LIST_DEPARTURES = {"home_meds": DEPARTURES["home_meds"]}
 
 
 def _build(demo_dir: Path, out: Path, *args: str) -> list[Instance]:
@@ -64,11 +83,12 @@ def _present(inst: Instance) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("options", [AUTHORS, AUTHORS_CHOICES], ids=["authors", "authors-choices"])
 def test_the_authors_label_sets_and_sections_are_reproduced_apart_from_the_listed_departures(
-    built: Callable[..., list[Instance]],
+    built: Callable[..., list[Instance]], options: tuple[str, ...]
 ) -> None:
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
-    ours = {str(i.stay_id): i for i in built("--label-filter", "authors", "--lab-scope", "admission")}
+    ours = {str(i.stay_id): i for i in built(*options)}
     assert set(ours) == set(expected) and len(ours) == 146
     assert {s: [r.text for r in i.references] for s, i in ours.items()} == {
         s: e["labels"] for s, e in expected.items()
@@ -80,6 +100,46 @@ def test_the_authors_label_sets_and_sections_are_reproduced_apart_from_the_liste
         for section in sorted(theirs - _present(ours[stay])):
             departures.setdefault(section, []).append(int(stay))
     assert departures == DEPARTURES
+
+
+def _lists(inst: Instance) -> dict[str, object]:
+    """The four lists the paper leaves open, as the authors' builder would print them."""
+    meds = re.sub(r" \(\+\d+ more\)$", "", inst.sections["home_meds"] or "")
+    lines = dict(line.split(": ", 1) for line in (inst.history or "").splitlines())
+    history = {part: lines.get(header, "None") for part, header in HISTORY_PARTS.items()}
+    return {
+        "home_meds": meds.split("; ") if meds else [],
+        "omr": paper_field("omr", inst.sections["omr"]),
+        **{part: [] if text == "None" else text.split("; ") for part, text in history.items()},
+    }
+
+
+def _differing(instances: list[Instance], expected: dict[str, dict[str, object]]) -> dict[str, list[int]]:
+    ours = {str(i.stay_id): _lists(i) for i in instances}
+    out: dict[str, list[int]] = {}
+    for stay, e in sorted(expected.items()):
+        # names compared trimmed: they print medrecon's "*iron liquid " with its trailing space
+        theirs = {**e, "home_meds": [name.strip() for name in e["home_meds"]]}
+        for field, value in theirs.items():
+            if ours[stay][field] != value:
+                out.setdefault(field, []).append(int(stay))
+    return out
+
+
+@pytest.mark.slow
+def test_with_the_authors_choices_their_lists_are_reproduced_apart_from_the_cutoff(
+    built: Callable[..., list[Instance]],
+) -> None:
+    expected = json.loads(EXPECTED_LISTS.read_text(encoding="utf-8"))
+    assert len(expected) == 146
+    with_choices = built(*AUTHORS_CHOICES)
+    assert _differing(with_choices, expected) == LIST_DEPARTURES
+    # what differs there is only what the cutoff removed: no medication is shown, they list some
+    ours = {i.stay_id: _lists(i)["home_meds"] for i in with_choices}
+    assert all(ours[stay] == [] and expected[str(stay)]["home_meds"] for stay in LIST_DEPARTURES["home_meds"])
+    # without the options these orders are departures (admitdx's defaults)
+    counts = {field: len(stays) for field, stays in _differing(built(*AUTHORS), expected).items()}
+    assert counts == {"home_meds": 108, "omr": 5, "prior_dx": 107, "prior_ed_dx": 77}
 
 
 @pytest.mark.slow

@@ -91,6 +91,19 @@ class EarlyDxParams:
         (the authors'; at W = 0 this is often the ED draw itself); "ed-arrival" only those drawn
         before this ED visit, a true pre-encounter baseline.
 
+    Orders where the paper gives none (each default is admitdx's; "source" is the authors' builder:
+    the order the source table lists the rows, see ``sections/source_order.py``)
+      home_meds_order: "alphabetical" keeps the first 12 names alphabetically; "source" the first 12
+        in ``ed.medrecon`` order.
+      omr_same_day: several OMR values of one kind on the latest day — "seq_num" takes the highest
+        seq_num; "source" the day's last row in ``hosp.omr`` order (their sort by chartdate alone).
+      echo_rows: "latest_study" shows the latest echocardiogram's measurements by name; "source"
+        the first 8 rows of all studies by the cutoff, in table order.
+      prior_dx_order: "recent_first" lists prior diagnoses latest admission (ED stay) first;
+        "source" lists billed ones in ``hosp.diagnoses_icd`` order and past ED ones oldest stay first.
+      The authors' builder on every point: ``--label-filter authors --lab-scope admission --layout
+      paper --home-meds-order source --omr-same-day source --echo-rows source --prior-dx-order source``.
+
     Ablations (appendix P)
       drop_sections: section names (see SECTION_NAMES, plus "history") rendered as None.
     """
@@ -132,6 +145,21 @@ class EarlyDxParams:
     baseline_labs_before: Literal["t0", "ed-arrival"] = param(
         "t0", "t0: latest creatinine/haemoglobin before t0 (authors'); ed-arrival: before this visit."
     )
+    home_meds_order: Literal["alphabetical", "source"] = param(
+        "alphabetical",
+        "Which home meds under the cap: alphabetical, or source: medrecon's row order (authors').",
+    )
+    omr_same_day: Literal["seq_num", "source"] = param(
+        "seq_num", "Same-day OMR values: highest seq_num, or source: the day's last omr row (authors')."
+    )
+    echo_rows: Literal["latest_study", "source"] = param(
+        "latest_study",
+        "Echo: the latest study's measurements, or source: first rows of all studies (authors').",
+    )
+    prior_dx_order: Literal["recent_first", "source"] = param(
+        "recent_first",
+        "Prior dx under the cap: latest first, or source: table order, ED oldest first (authors').",
+    )
 
     @classmethod
     def from_cli(cls, keep_sections: tuple[str, ...] = (), **values: Any) -> EarlyDxParams:
@@ -154,6 +182,10 @@ class EarlyDxParams:
         _choice("label_filter", self.label_filter, ("paper", "authors", "strict"))
         _choice("layout", self.layout, ("paper", "demarcated"))
         _choice("baseline_labs_before", self.baseline_labs_before, ("t0", "ed-arrival"))
+        _choice("home_meds_order", self.home_meds_order, ("alphabetical", "source"))
+        _choice("omr_same_day", self.omr_same_day, ("seq_num", "source"))
+        _choice("echo_rows", self.echo_rows, ("latest_study", "source"))
+        _choice("prior_dx_order", self.prior_dx_order, ("recent_first", "source"))
         if self.window_hours < 0:
             raise UsageError(f"window_hours must be >= 0, got {self.window_hours}")
         if not 0.0 <= self.test_fraction < 1.0:
@@ -190,6 +222,10 @@ class EarlyDxParams:
             serial_vital_fields=self.serial_vital_fields,
             ecg_lookback_hours=self.ecg_lookback_hours,
             baseline_labs_before=self.baseline_labs_before,
+            home_meds_order=self.home_meds_order,
+            omr_same_day=self.omr_same_day,
+            echo_rows=self.echo_rows,
+            prior_dx_order=self.prior_dx_order,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -10,8 +10,14 @@ this one, never from the current admission or stay. Three parts, as in the autho
   * the "Past Medical History" section of the latest earlier discharge note that has one, at most
     ``prior_note_chars`` (400) characters.
 
-Most recent first: the authors list in file order (oldest first), but with a cap of 8 the latest
-admission's problems are the ones a clinician reads first.
+Which 8, the paper does not say. ``prior_dx_order`` "recent_first" (default) lists the latest
+admission's (or ED stay's) diagnoses first, by seq_num: under a cap of 8 they are the ones a
+clinician reads first. "source" lists them as the authors' builder does: prior billed diagnoses in
+the order ``hosp.diagnoses_icd`` lists its rows (their loop walks the patient's rows as the file
+gives them; the admissions they sort by time only select which rows count), and past ED diagnoses
+oldest stay first, each stay's rows in ``ed.diagnosis`` order. The MIMIC files are ordered by
+neither time nor seq_num, so "source" is not "oldest first": on the real demo it keeps the same 8
+prior diagnoses as "recent_first" in few encounters (tests/test_earlydx_authors_choices.py).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.discharge_note import HeaderSet, NoteSplitter
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 PRIOR_ADMISSIONS = """
     SELECT c.stay_id, a.hadm_id, CAST(a.admittime AS TIMESTAMP) AS admittime
@@ -33,41 +40,45 @@ PRIOR_ADMISSIONS = """
 def _prior_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.diagnoses_icd", "hosp.d_icd_diagnoses"):
         return None
+    source = p.prior_dx_order == "source"
+    table = numbered("hosp.diagnoses_icd") if source else "hosp.diagnoses_icd"
+    first = f"dx.{SOURCE_ROW}" if source else "pa.admittime DESC, pa.hadm_id DESC, dx.seq_num"
+    order = SOURCE_ROW if source else "admittime DESC, hadm_id DESC, seq_num, title"
+    row = f", dx.{SOURCE_ROW}" if source else ""
     return f"""
         WITH r AS (
-            SELECT pa.stay_id, v.title, pa.admittime, pa.hadm_id, dx.seq_num
+            SELECT pa.stay_id, v.title, pa.admittime, pa.hadm_id, dx.seq_num{row}
             FROM ({PRIOR_ADMISSIONS}) pa
-            JOIN hosp.diagnoses_icd dx ON dx.hadm_id = pa.hadm_id
+            JOIN {table} dx ON dx.hadm_id = pa.hadm_id
             JOIN dict_verdicts v ON v.icd_code = trim(dx.icd_code) AND v.icd_version = dx.icd_version
             WHERE v.verdict IS NULL AND v.title IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY pa.stay_id, lower(v.title)
-                                       ORDER BY pa.admittime DESC, pa.hadm_id DESC, dx.seq_num) = 1
+            QUALIFY row_number() OVER (PARTITION BY pa.stay_id, lower(v.title) ORDER BY {first}) = 1
         )
-        SELECT stay_id,
-               list_slice(list(title ORDER BY admittime DESC, hadm_id DESC, seq_num, title),
-                          1, {int(p.prior_dx_max)}) AS v
+        SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_dx_max)}) AS v
         FROM r GROUP BY stay_id
     """
 
 
 def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
+    source = p.prior_dx_order == "source"
+    table = numbered("ed.diagnosis") if source else "ed.diagnosis"
+    first = f"s.intime, s.stay_id, d.{SOURCE_ROW}" if source else "s.intime DESC, s.stay_id DESC, d.seq_num"
+    order = f"intime, prior, {SOURCE_ROW}" if source else "intime DESC, prior DESC, seq_num, title"
+    row = f", d.{SOURCE_ROW}" if source else ""
     return f"""
         WITH r AS (
             SELECT c.stay_id, trim(d.icd_title) AS title, CAST(s.intime AS TIMESTAMP) AS intime,
-                   s.stay_id AS prior, d.seq_num
+                   s.stay_id AS prior, d.seq_num{row}
             FROM cohort c
             JOIN ed.edstays s ON s.subject_id = c.subject_id
-            JOIN ed.diagnosis d ON d.stay_id = s.stay_id
+            JOIN {table} d ON d.stay_id = s.stay_id
             JOIN ed_verdicts v ON v.icd_code = trim(d.icd_code) AND v.icd_version = d.icd_version
                               AND v.title = trim(d.icd_title)
             WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
               AND s.stay_id <> c.stay_id AND v.verdict IS NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, lower(trim(d.icd_title))
-                                       ORDER BY s.intime DESC, s.stay_id DESC, d.seq_num) = 1
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id, lower(trim(d.icd_title)) ORDER BY {first}) = 1
         )
-        SELECT stay_id,
-               list_slice(list(title ORDER BY intime DESC, prior DESC, seq_num, title),
-                          1, {int(p.prior_ed_dx_max)}) AS v
+        SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_ed_dx_max)}) AS v
         FROM r GROUP BY stay_id
     """
 

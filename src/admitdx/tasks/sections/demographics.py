@@ -2,9 +2,10 @@
 how the patient arrived.
 
 Following the authors' builder: sex from ``patients.gender``, race and admission location from
-``admissions``, arrival from ``edstays.arrival_transport``. Age is the age at t0 (``anchor_age +
-year(t0) − anchor_year``, MIMIC's documented formula) rather than the bare ``anchor_age`` the
-authors print, which can be off by up to a decade for a patient with many visits.
+``admissions``, arrival from ``edstays.arrival_transport``. Age is the age at admission
+(``anchor_age + year(t0) − anchor_year``, MIMIC's documented formula), as their current builder
+(head b79ac61) computes it too; an older commit printed the bare ``anchor_age``, which can be off by
+up to a decade for a patient with many visits.
 """
 
 from __future__ import annotations

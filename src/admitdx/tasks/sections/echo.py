@@ -1,8 +1,12 @@
 """Echocardiography (§3.2 viii): structured measurements from MIMIC-IV-ECHO windowed on their
-measurement time — those of the latest study (measurement_datetime) at or before the cutoff, at
-most ``echo_max_measurements`` (8, the authors'), by measurement name. The authors take the first 8
-rows in file order among all earlier studies, which can mix studies years apart and is not
-reproducible across file formats.
+measurement time, at most ``echo_max_measurements`` (8, the authors').
+
+Which measurements, the paper does not say beyond "echocardiography" as one finding.
+``echo_rows`` "latest_study" (default) takes those of the latest study (measurement_datetime) at
+or before the cutoff, by measurement name: one echocardiogram, read as a clinician reads the last
+one. "source" takes the first 8 rows with a result, in the order the table lists them, among all
+studies at or before the cutoff, as the authors' builder does (``head(8)``): those can mix studies
+years apart, and another file order of the same table gives other rows.
 
 The table is ``structured-measurement.csv.gz`` (view ``echo.structured_measurement``; the plural
 spelling is accepted too) with ``subject_id, measurement_datetime, measurement, result, unit``.
@@ -15,6 +19,7 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 TABLES = ("echo.structured_measurement", "echo.structured_measurements")
 
@@ -23,29 +28,33 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     table = next((t for t in TABLES if src.has(t)), None)
     if table is None:
         return None
+    source = p.echo_rows == "source"
+    # latest_study: every row of the latest study, then by name; source: every study, table order
+    studies = "" if source else "QUALIFY dense_rank() OVER (PARTITION BY c.stay_id ORDER BY e.t DESC) = 1"
+    order = SOURCE_ROW if source else "name, result"
     return f"""
         WITH e AS (
             SELECT subject_id, CAST(measurement_datetime AS TIMESTAMP) AS t,
                    trim(CAST(measurement AS VARCHAR)) AS name,
                    nullif(trim(CAST(result AS VARCHAR)), '') AS result,
-                   nullif(trim(CAST(unit AS VARCHAR)), '') AS unit
-            FROM {table}
+                   nullif(trim(CAST(unit AS VARCHAR)), '') AS unit{f", {SOURCE_ROW}" if source else ""}
+            FROM {numbered(table) if source else table}
         ), latest AS (
-            SELECT c.stay_id, e.t, e.name, e.result, e.unit
+            SELECT c.stay_id, e.*
             FROM cohort c JOIN e ON e.subject_id = c.subject_id
             WHERE e.t <= c.cutoff AND e.result IS NOT NULL
-            QUALIFY dense_rank() OVER (PARTITION BY c.stay_id ORDER BY e.t DESC) = 1
+            {studies}
         ), m AS (
             SELECT * FROM latest
-            QUALIFY row_number() OVER (PARTITION BY stay_id ORDER BY name, result)
+            QUALIFY row_number() OVER (PARTITION BY stay_id ORDER BY {order})
                     <= {int(p.echo_max_measurements)}
         )
-        SELECT stay_id, list(struct_pack(name, result, unit) ORDER BY name, result) AS v
+        SELECT stay_id, list(struct_pack(name, result, unit) ORDER BY {order}) AS v
         FROM m GROUP BY stay_id
     """
 
 
-def _render(v: list[dict[str, Any]] | None, p: SectionOptions) -> str | None:
+def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if not v:
         return None
     return "; ".join(f"{r['name']} {r['result']}{' ' + r['unit'] if r['unit'] else ''}" for r in v)

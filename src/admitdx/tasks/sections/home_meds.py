@@ -1,6 +1,12 @@
 """Home medications (§3.2 iv): distinct ``ed.medrecon`` names reconciled at or before the cutoff,
-at most ``home_meds_max`` (12, the authors'), alphabetical so the cap is deterministic; the count
-of all names is shown when the list is cut."""
+at most ``home_meds_max`` (12, the authors'); the count of all names is shown when the list is cut.
+
+Which 12, and in what order, the paper does not say. ``home_meds_order`` "alphabetical" (default)
+sorts the names, so the cap keeps the same names however the reconciliation was entered;
+"source" keeps them in the order ``ed.medrecon`` first lists them, as the authors' builder does
+(``name.dropna().unique()[:12]``) — a medication reconciled early can then push a later one past
+the cap. Either way the charttime filter stays: the authors apply none, §3.2 asks for one.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +15,28 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "ed.medrecon"):
         return None
+    source = p.home_meds_order == "source"
+    table = numbered("ed.medrecon") if source else "ed.medrecon"
+    first = f"min(m.{SOURCE_ROW})" if source else "NULL"
     return f"""
-        SELECT c.stay_id,
-               struct_pack(n := count(DISTINCT trim(m.name)),
-                           names := list_slice(list_sort(list_distinct(list(trim(m.name)))),
+        WITH names AS (
+            SELECT c.stay_id, trim(m.name) AS name, {first} AS first_row
+            FROM cohort c JOIN {table} m ON m.stay_id = c.stay_id
+            WHERE coalesce(CAST(m.charttime AS TIMESTAMP), c.ed_intime) <= c.cutoff
+              AND nullif(trim(m.name), '') IS NOT NULL
+            GROUP BY c.stay_id, trim(m.name)
+        )
+        SELECT stay_id,
+               struct_pack(n := count(*),
+                           names := list_slice(list(name ORDER BY {"first_row" if source else "name"}),
                                                1, {int(p.home_meds_max)})) AS v
-        FROM cohort c JOIN ed.medrecon m ON m.stay_id = c.stay_id
-        WHERE coalesce(CAST(m.charttime AS TIMESTAMP), c.ed_intime) <= c.cutoff
-          AND nullif(trim(m.name), '') IS NOT NULL
-        GROUP BY c.stay_id
+        FROM names GROUP BY stay_id
     """
 
 

@@ -4,6 +4,17 @@
 Result names follow the authors' builder: "Blood Pressure"; "Weight (Lbs)" or "Weight"; "Height
 (Inches)" or "Height"; "BMI (kg/m2)" or "BMI". The section is None when none of the four exists
 (the authors print "BP None, Wt None, …", which makes the section look present for everyone).
+
+Several values of one kind on the latest day (a repeated blood pressure is common) need a
+tie-break the paper does not give. ``omr_same_day`` "seq_num" (default) takes the highest
+``seq_num`` of the day, the last measurement OMR numbers. "source" takes the day's last row in the
+order ``hosp.omr`` lists them, which is what the authors' builder intends: it sorts the patient's
+rows by chartdate alone and takes the last (``sort_values('chartdate').iloc[-1]``). pandas' default
+sort is not stable, so their own pick among same-day rows can change with the row count and the
+machine; "source" is the stable reading of it. The MIMIC files are not sorted by seq_num, so the
+two choices can differ (pinned in tests/test_earlydx_authors_choices.py). One difference stays under
+both: the authors prefer "Weight (Lbs)" to a later "Weight" whatever the dates, where this section
+takes the later of the two spellings (the demo has only the first).
 """
 
 from __future__ import annotations
@@ -13,6 +24,7 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 #: kind -> (label shown, {result_name: unit})
 KINDS: dict[str, tuple[str, dict[str, str]]] = {
@@ -34,16 +46,19 @@ def _kind_case() -> str:
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.omr"):
         return None
+    source = p.omr_same_day == "source"
+    table = numbered("hosp.omr") if source else "hosp.omr"
+    same_day = f"{SOURCE_ROW} DESC" if source else "seq_num DESC, name, value"
     return f"""
         WITH o AS (
             SELECT c.stay_id, {_kind_case()} AS kind, o.result_name AS name, trim(o.result_value) AS value,
-                   CAST(o.chartdate AS DATE) AS d, o.seq_num
-            FROM cohort c JOIN hosp.omr o ON o.subject_id = c.subject_id
+                   CAST(o.chartdate AS DATE) AS d, o.seq_num{f", o.{SOURCE_ROW}" if source else ""}
+            FROM cohort c JOIN {table} o ON o.subject_id = c.subject_id
             WHERE CAST(o.chartdate AS DATE) <= CAST(c.cutoff AS DATE)
         ), latest AS (
             SELECT * FROM o WHERE kind IS NOT NULL
             QUALIFY row_number() OVER (PARTITION BY stay_id, kind
-                                       ORDER BY d DESC, seq_num DESC, name, value) = 1
+                                       ORDER BY d DESC, {same_day}) = 1
         )
         SELECT stay_id, struct_pack({_per_kind()}) AS v
         FROM latest GROUP BY stay_id

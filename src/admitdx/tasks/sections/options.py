@@ -32,3 +32,9 @@ class SectionOptions:
     ecg_lookback_hours: float | None
     baseline_labs_before: Literal["t0", "ed-arrival"]
     triage_fields: tuple[str, ...] = TRIAGE_FIELDS
+    # Where the paper gives no rule: admitdx's explicit order, or "source", the order the source
+    # table lists the rows, as the EarlyDx authors' builder keeps it (see sections/source_order.py).
+    home_meds_order: Literal["alphabetical", "source"] = "alphabetical"
+    omr_same_day: Literal["seq_num", "source"] = "seq_num"
+    echo_rows: Literal["latest_study", "source"] = "latest_study"
+    prior_dx_order: Literal["recent_first", "source"] = "recent_first"
