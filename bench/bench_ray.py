@@ -8,15 +8,24 @@ is started once. The local executor calls one base URL, so it is measured agains
 (16 slots) and, for reference, with all 64 slots on one server.
 
     python bench/bench_ray.py [--latency 0.2] [--slots 16] [--rounds 6] [--shard-size 8]
+
+``--memory N`` measures instead what the Ray driver holds while it maps N distinct requests of
+``--prompt-kb`` KiB each (a stand-in for a 243k-label audit, whose every prompt carries the whole
+record) against 4 servers without latency: the peak of Python allocations (tracemalloc) and the
+growth of the driver's peak RSS, with the requests produced lazily as the auditor produces them.
+
+    python bench/bench_ray.py --memory 20000 [--prompt-kb 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import resource
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator
 
 import ray
@@ -58,6 +67,29 @@ def measure(executor: Executor, urls: list[str], slots: int, n: int) -> float:
     return n / elapsed
 
 
+def memory(executor: RayExecutor, urls: list[str], slots: int, n: int, prompt_kb: int) -> None:
+    """Print the driver's peak memory while ``executor`` maps ``n`` lazily produced requests."""
+    config = LLMConfig(base_url=urls[0], cache_path=None, concurrency=slots, timeout_s=30)
+    client = LLMClient(config)
+    endpoints = parse_endpoints(urls, base_url=urls[0], concurrency=slots, allow_hosts=[], proxy=None)
+    filler = "x" * (prompt_kb * 1024)
+    requests = (ChatRequest([{"role": "user", "content": f"request {i} {filler}"}]) for i in range(n))
+    measure(executor, urls, slots, 4 * slots)  # warm-up: start the workers, open connections
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    started = time.perf_counter()
+    done = sum(1 for _ in executor.map(client, requests, endpoints))
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss_growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+    assert done == n == client.stats.model_calls
+    held = getattr(executor, "peak_held", None)
+    print(f"{n} requests of {prompt_kb} KiB ({n * prompt_kb / 1024:.0f} MiB of prompts) in {elapsed:.1f} s")
+    print(f"driver: traced peak {peak / 2**20:.1f} MiB, peak RSS growth {rss_growth / 1024:.1f} MiB, "
+          f"most requests held at once: {held if held is not None else 'all'}")  # fmt: skip
+
+
 def row(label: str, rate: float, ideal: float) -> float:
     print(f"{label:<34} {rate:>8.1f} {ideal:>8.1f} {rate / ideal:>9.1%}")
     return rate / ideal
@@ -69,7 +101,21 @@ def main() -> int:
     ap.add_argument("--slots", type=int, default=16, help="concurrency limit per endpoint")
     ap.add_argument("--rounds", type=int, default=6, help="requests per run = rounds × total slots")
     ap.add_argument("--shard-size", type=int, default=8, help="requests per shard on a Ray worker")
+    ap.add_argument("--memory", type=int, default=0, help="measure the driver's memory over N requests")
+    ap.add_argument("--prompt-kb", type=int, default=8, help="prompt size in KiB for --memory")
     args = ap.parse_args()
+    if args.memory:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            with servers(SERVERS, 0.0) as urls:
+                executor = RayExecutor(workers=2, shard_size=args.shard_size)
+                try:
+                    memory(executor, urls, args.slots, args.memory, args.prompt_kb)
+                finally:
+                    executor.close()
+        finally:
+            ray.shutdown()
+        return 0
     one, four = args.slots / args.latency, SERVERS * args.slots / args.latency
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
     try:

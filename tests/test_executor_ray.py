@@ -114,8 +114,9 @@ def test_ray_predicts_what_local_predicts_with_the_same_manifest_and_a_rerun_mak
     assert first["outputs"]["fit"]["model_calls"] == N_TEST
     assert rerun["outputs"]["fit"]["model_calls"] == 0 and rerun["outputs"]["fit"]["cache_hits"] == N_TEST
     assert spread["outputs"]["fit"]["cache_hits"] == N_TEST  # the endpoint list is not in the cache key
-    counts = {e["url"]: e["completions"] for e in first["outputs"]["fit"]["executor"]["endpoints"]}
-    assert counts == {a.base_url: N_TEST}
+    [counts] = first["outputs"]["fit"]["executor"]["endpoints"]
+    assert counts == {"url": a.base_url, "concurrency": 4, "requests": N_TEST, "successes": N_TEST,
+                      "failures": 0, "retries": 0, "failed_shards": 0, "drained": None}  # fmt: skip
     # cache_only reproduces the Ray run with the local executor
     cached = {**base, "cache_path": str(tmp_path / "ray.sqlite"), "cache_only": True}
     _predict(dataset, tmp_path / "replay", cached)
@@ -141,7 +142,10 @@ def test_workers_killed_mid_shard_are_replaced_and_their_shards_redone_exactly_o
         assert completion.parsed == {"diagnoses": [_digest(f"question {i}")]}
     summary = executor.summary()["executor"]
     assert summary["worker_restarts"] >= 2
-    assert sum(e["completions"] for e in summary["endpoints"]) == 24
+    assert sum(e["successes"] for e in summary["endpoints"]) == 24
+    # the killed shards were sent twice: counted as failures on their endpoint, then as successes
+    assert sum(e["failures"] for e in summary["endpoints"]) >= 2
+    assert all(e["requests"] == e["successes"] + e["failures"] for e in summary["endpoints"])
     assert client.stats.model_calls == 24
 
 
@@ -162,9 +166,11 @@ def test_a_failing_endpoint_is_drained_and_its_requests_answered_elsewhere() -> 
     assert sorted(got) == list(range(16))
     assert all(got[i].parsed == {"diagnoses": [_digest(f"question {i}")]} for i in got)
     by_url = {e["url"]: e for e in summary}
-    assert by_url[broken.base_url]["completions"] == 0 and "HTTP 500" in by_url[broken.base_url]["drained"]
-    assert by_url[good.base_url]["completions"] == 16 and by_url[good.base_url]["drained"] is None
-    assert broken.counts["500"] >= 2  # it was tried (with its retry) before being drained
+    bad, ok = by_url[broken.base_url], by_url[good.base_url]
+    assert bad["successes"] == 0 and bad["failures"] == bad["requests"] >= 1 and bad["failed_shards"] >= 1
+    assert "HTTP 500" in bad["drained"] and bad["retries"] >= 1  # tried with its retry before draining
+    assert ok["successes"] == ok["requests"] == 16 and ok["failures"] == 0 and ok["drained"] is None
+    assert broken.counts["500"] >= 2
 
 
 def test_a_non_loopback_endpoint_without_attestation_is_refused_before_any_request(
@@ -269,6 +275,13 @@ def test_audit_on_ray_over_two_endpoints_writes_what_the_local_audit_writes(
     assert {v for v, _ in verdicts("ray").values()} == {"supported", "unsupported"}
     manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
     assert [e["host"] for e in manifest["inputs"]["auditor"]["endpoints_egress"]] == ["127.0.0.1"] * 2
+    endpoints = manifest["outputs"]["calls"]["executor"]["endpoints"]
+    assert [(e["requests"], e["successes"], e["failures"]) for e in endpoints] == [(c, c, 0) for c in calls]
+    assert manifest["outputs"]["calls"]["model_calls"] == N_TEST + 1
+    again = json.loads((tmp_path / "ray-again" / "manifest.json").read_text())["outputs"]["calls"]
+    assert again["cache_hits"] == N_TEST + 1 and {e["requests"] for e in again["executor"]["endpoints"]} == {
+        0
+    }
 
 
 def _pairs(body: dict) -> str:
@@ -306,6 +319,9 @@ def test_llm_judge_on_ray_over_two_endpoints_matches_what_the_local_judge_matche
 
     assert pairs("local") == pairs("ray")
     assert set(map(str, pairs("ray").values())) == {"[[0, 0]]"}  # the judge's 1-based pair, 0-based
+    summary = json.loads((predictions / "matches" / "ray.summary.json").read_text())
+    by_url = {e["url"]: e["successes"] for e in summary["executor"]["endpoints"]}
+    assert by_url == {a.base_url: a.counts["requests"] - N_TEST, b.base_url: b.counts["requests"]}
 
 
 def test_a_driver_killed_mid_run_resumes_on_the_cluster_it_joined(tmp_path: Path) -> None:
@@ -349,6 +365,33 @@ def test_a_driver_killed_mid_run_resumes_on_the_cluster_it_joined(tmp_path: Path
 
 def _lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_the_driver_holds_a_bounded_window_of_requests_and_answers_each_once() -> None:
+    """Requests are pulled from a generator only while fewer than the window (2 × all slots + shard)
+    are unanswered: a 243k-label audit holds a few hundred prompts, not all of them."""
+    pulled = 0
+
+    def produce(n: int) -> Iterator[ChatRequest]:
+        nonlocal pulled
+        for request in _requests(n):
+            pulled += 1
+            yield request
+
+    with FaultServer() as a, FaultServer() as b:
+        executor = RayExecutor(workers=2, shard_size=2)
+        try:
+            ahead, got = 0, []
+            for i, completion in executor.map(_client(a.base_url), produce(200), _endpoints([a, b])):
+                got.append((i, completion.parsed))
+                ahead = max(ahead, pulled - len(got))
+        finally:
+            executor.close()
+    window = 2 * (4 + 4) + 2
+    assert sorted(i for i, _ in got) == list(range(200)) and len(got) == 200
+    assert all(parsed == {"diagnoses": [_digest(f"question {i}")]} for i, parsed in got)
+    assert ahead <= window and executor.peak_held == window  # filled to the window, never past it
+    assert a.counts["requests"] + b.counts["requests"] == 200
 
 
 def test_the_local_executor_refuses_endpoints_it_would_not_call() -> None:

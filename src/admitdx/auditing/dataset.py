@@ -111,6 +111,8 @@ def _audit(
         result = agreement(audited, truth_root)
         (out_dir / AGREEMENT_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         outputs["agreement"] = {k: result[k] for k in ("compared", "accuracy", "cohen_kappa")}
+    if (calls := getattr(auditor, "summary", None)) is not None:  # an LLM auditor: its calls, per endpoint
+        outputs["calls"] = calls()
     stage.finish(outputs)
     return outputs
 

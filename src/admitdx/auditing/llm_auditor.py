@@ -81,6 +81,17 @@ class LLMAuditor:
             identity["endpoints_egress"] = [e.egress for e in self.listed_endpoints]
         return identity
 
+    def summary(self) -> dict[str, Any]:
+        """The calls behind the verdicts, for the manifest's outputs (with the Ray executors'
+        per-endpoint counts)."""
+        stats = self.client.stats
+        return {
+            "model_calls": stats.model_calls,
+            "cache_hits": stats.cache_hits,
+            "retries": stats.retries,
+            **self.executor.summary(),
+        }
+
     def request(self, instance: Instance, ref_index: int) -> ChatRequest:
         messages = self.template.render(record=instance.text, label=instance.references[ref_index].text)
         return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})

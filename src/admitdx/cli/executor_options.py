@@ -1,4 +1,4 @@
-"""The ``--executor`` options shared by the model stages (predict, audit), and the endpoints of a
+"""The ``--executor`` options shared by the model stages (predict, audit, match), and the endpoints of a
 named system for stages that take only its LLM options."""
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ ExecutorOption = Annotated[
     str,
     typer.Option(
         "--executor",
-        help="Where the LLM calls run: local (this process) or ray (shards on Ray workers, spread over "
-        "the system's `endpoints`; needs the ray extra).",
+        help="Where the LLM calls run: local (this process), ray (shards on Ray workers, spread over "
+        "the system's `endpoints`; needs the ray extra) or vllm (the system's `model` run by vLLM on the "
+        "Ray cluster's GPUs, one engine per --ray-workers; needs vllm).",
     ),
 ]
 RayAddressOption = Annotated[
@@ -28,9 +29,16 @@ RayAddressOption = Annotated[
         help="Ray cluster to join: auto, HOST:PORT or ray://HOST:PORT (default: start a local instance).",
     ),
 ]
-RayWorkersOption = Annotated[int, typer.Option("--ray-workers", min=1, help="Ray worker actors.")]
+RayWorkersOption = Annotated[
+    int, typer.Option("--ray-workers", min=1, help="Ray worker actors (vllm: engine replicas, a GPU each).")
+]
 RayShardOption = Annotated[
-    int, typer.Option("--ray-shard-size", min=1, help="Requests per shard handed to a Ray worker.")
+    int,
+    typer.Option(
+        "--ray-shard-size",
+        min=1,
+        help="Requests per shard handed to a Ray worker (vllm: Ray Data batch size).",
+    ),
 ]
 
 

@@ -44,12 +44,12 @@ class LocalExecutor:
         self, client: LLMClient, requests: Iterable[ChatRequest], endpoints: Sequence[Endpoint]
     ) -> Iterator[tuple[int, Completion]]:
         """Lazy, as before: the client pulls requests only as slots free up."""
-        if [e.url for e in endpoints] != [client.config.base_url]:
-            raise UsageError(
-                f"{len(endpoints)} endpoint(s) are listed, but the local executor calls only base_url",
-                hint="run with --executor ray to spread the requests over every endpoint, "
-                "or drop `endpoints`",
-            )
+        only_base_url(
+            "the local executor calls only base_url",
+            client,
+            endpoints,
+            hint="run with --executor ray to spread the requests over every endpoint, or drop `endpoints`",
+        )
         return client.map(iter(requests))
 
     def summary(self) -> dict[str, Any]:
@@ -58,3 +58,9 @@ class LocalExecutor:
 
     def close(self) -> None:
         """Nothing to release: the client's pools close with each ``map``."""
+
+
+def only_base_url(why: str, client: LLMClient, endpoints: Sequence[Endpoint], *, hint: str) -> None:
+    """Refuse listed endpoints an executor would not call (silently ignoring them would mislead)."""
+    if [e.url for e in endpoints] != [client.config.base_url]:
+        raise UsageError(f"{len(endpoints)} endpoint(s) are listed, but {why}", hint=hint)

@@ -16,12 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from admitdx.errors import UsageError
+from admitdx.executors.answers import Answer
 from admitdx.llm.client import ChatRequest, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
-
-#: (raw text, usage, latency in seconds, finish reason) of one answered request.
-Answer = tuple[str, Any, float | None, str | None]
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ class EndpointWorker:
         if key not in self.clients:
             direct = replace(config, base_url=url, cache_path=None, cache_only=False)
             client = LLMClient(direct, allow_hosts=list(allow_hosts))  # the egress guard, on this side
-            self.clients[key] = (client, client._http_pools())
+            self.clients[key] = (client, client.connection_pools())
         return self.clients[key]
 
     async def run(

@@ -54,7 +54,7 @@ from admitdx.llm.redact import redact_text, redact_url, url_secrets
 from admitdx.llm.urls import connect_url
 
 RETRY_STATUSES = frozenset({408, 409, 429})
-POOL_SIZE = 8  # connections per httpx pool (see LLMClient._http_pools)
+POOL_SIZE = 8  # connections per httpx pool (see LLMClient.connection_pools)
 
 
 class TransientError(Exception):
@@ -324,8 +324,10 @@ class LLMClient:
             and "json_schema" in text
         )
 
-    def _http_pools(self) -> list[httpx.AsyncClient]:
-        """Connection pools for ``concurrency`` workers, at most POOL_SIZE connections each.
+    def connection_pools(self) -> list[httpx.AsyncClient]:
+        """Connection pools for ``concurrency`` concurrent calls of :meth:`acomplete`, at most POOL_SIZE
+        connections each; call ``j`` uses pool ``j // POOL_SIZE``. The caller owns them: :meth:`amap`
+        opens a set per batch, a Ray worker keeps one set across its shards.
 
         httpcore scans its whole pool on every request event, so one pool of 128 connections costs
         O(n²) CPU and caps throughput far below concurrency / latency; several small pools do not.
@@ -368,7 +370,7 @@ class LLMClient:
                 await done.put(None)
 
         async with contextlib.AsyncExitStack() as stack:
-            pools = [await stack.enter_async_context(pool) for pool in self._http_pools()]
+            pools = [await stack.enter_async_context(pool) for pool in self.connection_pools()]
             n = self.config.concurrency
             workers = [asyncio.create_task(worker(pools[w // POOL_SIZE])) for w in range(n)]
             try:

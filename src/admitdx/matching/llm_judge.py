@@ -200,6 +200,7 @@ class LlmJudgeMatcher(Matcher):
             "judge_errors": sum(o.details.get("judge_errors", 0) for o in judged),
             "model_calls": self.client.stats.model_calls,
             "llm_cache_hits": self.client.stats.cache_hits,
+            **self.executor.summary(),  # the Ray executors' per-endpoint counts; nothing for local
         }
 
     def close(self) -> None:
