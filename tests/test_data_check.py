@@ -233,3 +233,89 @@ def test_ragged_csv_row(small_root: Path) -> None:
     assert where == "hosp.d_labitems"
     assert problem.message == "unreadable CSV at file line 3: expected 4 fields, found 2"
     assert problem.row == 2
+
+
+# --------------------------------------------------------------------------- ER-Reason release
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from admitdx.synthetic.erreason import generate_release
+
+    return generate_release(tmp_path_factory.mktemp("check-release") / "er-reason", encounters=80, seed=11)
+
+
+def _copy_release(release: Path, dest: Path, edit=None) -> Path:  # type: ignore[no-untyped-def]
+    """A copy of the release whose er_reason.csv rows (dicts) went through ``edit``."""
+    import csv
+
+    dest.mkdir()
+    (dest / "icd_10_codes.csv").write_bytes((release / "icd_10_codes.csv").read_bytes())
+    with (release / "er_reason.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    fields = edit(rows) if edit else list(rows[0])
+    with (dest / "er_reason.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return dest
+
+
+def test_release_check_reports_the_releases_counts(release: Path, capsys, monkeypatch) -> None:
+    import csv
+
+    with (release / "_truth" / "truth.csv").open(newline="") as f:
+        truth = list(csv.DictReader(f))
+    code, out, _ = run_cli(["data", "check", "--erreason", str(release), "--json"], capsys, monkeypatch)
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["encounters"] == 80 == len(truth)
+    assert summary["full_rationales"] == sum(t["has_rationale"] == "1" for t in truth)
+    levels = ("Immediate", "Emergent", "Urgent", "Less Urgent", "Non-Urgent")
+    expected = {levels[i]: sum(int(t["esi"]) == i + 1 for t in truth) for i in range(5)}
+    assert summary["acuitylevel"] == {k: v for k, v in expected.items() if v}
+    assert sum(summary["eddisposition"].values()) == 80
+    assert summary["encounters_with_codes"] == 80 and summary["code_rows"] >= 80
+    code, out, _ = run_cli(["data", "check", "--erreason", str(release)], capsys, monkeypatch)
+    assert code == 0 and "full rationales" in out and "ER-Reason release" in out
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "row"), [("acuitylevel", "Less urgent", 7), ("eddisposition", "Home", 30)]
+)
+def test_release_bad_value_names_file_column_row(
+    release: Path, tmp_path: Path, column: str, value: str, row: int, capsys, monkeypatch
+) -> None:
+    """'Less urgent' (lower-case u) is not a level: values are the data card's, exactly."""
+
+    def spoil(rows: list[dict[str, str]]) -> list[str]:
+        rows[row - 1][column] = value
+        return list(rows[0])
+
+    bad = _copy_release(release, tmp_path / "bad", spoil)
+    code, _, err = run_cli(["data", "check", "--erreason", str(bad)], capsys, monkeypatch)
+    assert code == 2 and "Traceback" not in err
+    assert f"{column} '{value}' is not one of" in err
+    assert f"table {bad / 'er_reason.csv'}, column {column}, row {row}" in " ".join(err.split())
+
+
+def test_release_missing_file_and_column(release: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    def drop(rows: list[dict[str, str]]) -> list[str]:
+        for r in rows:
+            del r["eddisposition"]
+        return list(rows[0])
+
+    bad = _copy_release(release, tmp_path / "no-column", drop)
+    code, _, err = run_cli(["data", "check", "--erreason", str(bad)], capsys, monkeypatch)
+    assert code == 2 and "er_reason.csv lacks the column(s) eddisposition" in err
+    _copy_release(release, tmp_path / "no-codes").joinpath("icd_10_codes.csv").unlink()
+    code, _, err = run_cli(["data", "check", "--erreason", str(tmp_path / "no-codes")], capsys, monkeypatch)
+    assert code == 2 and "the ER-Reason release lacks icd_10_codes.csv" in err
+
+
+def test_check_needs_exactly_one_source(release: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    code, _, err = run_cli(["data", "check"], capsys, monkeypatch)
+    assert code == 2 and "give exactly one of --mimic ROOT or --erreason DIR" in err
+    both = ["data", "check", "--mimic", str(tmp_path), "--erreason", str(release)]
+    code, _, err = run_cli(both, capsys, monkeypatch)
+    assert code == 2 and "give exactly one of" in err

@@ -1,4 +1,4 @@
-"""``admitdx data``: check, convert and synthesize MIMIC-IV roots."""
+"""``admitdx data``: check, convert and synthesize MIMIC-IV roots; check an ER-Reason release."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from admitdx.errors import UsageError
 from admitdx.runs import exclusive
 from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
 from admitdx.sources.convert import (
@@ -28,6 +29,7 @@ from admitdx.sources.convert import (
     check_request,
     convert_mimic,
 )
+from admitdx.sources.erreason import load_release, release_summary
 from admitdx.sources.files import TableFile, discover_tables
 from admitdx.sources.integrity import GzipResult
 
@@ -35,6 +37,7 @@ data_app = typer.Typer(help="Inspect, convert and synthesize MIMIC-IV roots.", n
 
 EXIT_INTERRUPTED = 130
 _MIMIC_HELP = "MIMIC-IV root: the folder holding hosp/ and ed/ (or their versioned release folders)."
+_ERREASON_HELP = "ER-Reason release folder: er_reason.csv and icd_10_codes.csv."
 
 
 def register(app: typer.Typer) -> None:
@@ -43,12 +46,20 @@ def register(app: typer.Typer) -> None:
 
 @data_app.command("check")
 def check(
-    mimic: Annotated[Path, typer.Option("--mimic", help=_MIMIC_HELP)],
+    mimic: Annotated[Path | None, typer.Option("--mimic", help=_MIMIC_HELP)] = None,
+    erreason: Annotated[Path | None, typer.Option("--erreason", help=_ERREASON_HELP)] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report as JSON (nothing else on stdout).")
     ] = False,
 ) -> None:
-    """Validate a MIMIC-IV root: per module and table, found or missing, row count and problems.
+    """Validate a MIMIC-IV root (--mimic) or an ER-Reason release (--erreason).
+
+    An ER-Reason release is checked exactly as `admitdx build er-reason` reads it: a missing
+    er_reason.csv or icd_10_codes.csv, a missing column, or an acuitylevel or eddisposition outside
+    the data card's values exits 2 naming the file, the column and the record; a release that loads
+    prints its counts (encounters, patients, codes, rationales, targets).
+
+    For a MIMIC-IV root: per module and table, found or missing, row count and problems.
 
     Reads every table once in full, with the documented column types, and verifies every gzip
     checksum afresh (convert and build trust a checksum verified before while the file is unchanged).
@@ -59,6 +70,14 @@ def check(
 
     Example: admitdx data check --mimic ../shared/data/mimic-iv-demo
     """
+    if erreason is not None and mimic is None:
+        _check_release(erreason, as_json)
+        return
+    if mimic is None or erreason is not None:
+        raise UsageError(
+            "data check: give exactly one of --mimic ROOT or --erreason DIR",
+            hint="e.g. admitdx data check --mimic ../shared/data/mimic-iv-demo",
+        )
     err = Console(stderr=True)
     tables = discover_tables(mimic)
     try:
@@ -83,6 +102,24 @@ def check(
     else:
         Console().print(_report_table(report))
     report.raise_for_errors()
+
+
+def _check_release(root: Path, as_json: bool) -> None:
+    """Load the release as the builders do (errors exit 2 from there) and print its counts."""
+    summary = release_summary(load_release(root))
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    table = Table(title=f"ER-Reason release {summary['root']}", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in summary.items():
+        if key != "root":
+            shown = (
+                ", ".join(f"{k} {v:,}" for k, v in value.items()) if isinstance(value, dict) else f"{value:,}"
+            )
+            table.add_row(key.replace("_", " "), shown)
+    Console().print(table)
 
 
 @data_app.command("convert")

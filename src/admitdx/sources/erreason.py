@@ -11,6 +11,7 @@ column as text (keys are kept as written; numbers are converted where a task use
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,3 +165,31 @@ def load_release(root: Path) -> Release:
         if key is not None and code is not None:
             codes.setdefault(key, []).append((code.strip(), name))
     return Release(root, encounters.to_pylist(), codes)
+
+
+def _filled(rows: list[dict[str, Any]], *columns: str) -> int:
+    return sum(1 for r in rows if all((r[c] or "").strip() for c in columns))
+
+
+def _value_counts(rows: list[dict[str, Any]], column: str, order: tuple[str, ...]) -> dict[str, int]:
+    counts = Counter(r[column] or "(empty)" for r in rows)
+    return {v: counts[v] for v in (*order, "(empty)") if counts[v]}
+
+
+def release_summary(release: Release) -> dict[str, Any]:
+    """What ``data check --erreason`` reports about a release that loaded: counts to hold against
+    the data card (3,984 encounters, 72 physician rationales) and the targets' value counts."""
+    rows = release.encounters
+    return {
+        "root": str(release.root),
+        "encounters": len(rows),
+        "patients": len({r["patientdurablekey"] for r in rows}),
+        "encounters_with_codes": sum(1 for r in rows if r["encounterkey"] in release.codes),
+        "code_rows": sum(len(c) for c in release.codes.values()),
+        "ed_provider_notes": _filled(rows, "ED_Provider_Notes_Text"),
+        "previous_discharge_summaries": _filled(rows, "Discharge_Summary_Text"),
+        "one_liners": _filled(rows, "One_Sentence_Extracted"),
+        "full_rationales": _filled(rows, *RATIONALES[1:]),
+        "acuitylevel": _value_counts(rows, "acuitylevel", ACUITY_LEVELS),
+        "eddisposition": _value_counts(rows, "eddisposition", DISPOSITIONS),
+    }
