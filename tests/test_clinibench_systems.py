@@ -111,6 +111,59 @@ def test_predict_then_score_gives_the_clinibench_suite(hosp10: Path, tmp_path: P
     # neighbours by text share the presenting problem: the vote finds the main diagnosis more often
     vote = by_name[names["knn-vote"]]["clinibench"]["main_diagnosis_accuracy"]
     assert vote > by_name[names["knn-random"]]["clinibench"]["main_diagnosis_accuracy"]
+    _check_length_bins(results, test, runs)
+    _invoke("report", str(out))
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Micro F1 by input length (figure 5)" in html
+    assert "Micro F1 by input length" in (out / "table.md").read_text(encoding="utf-8")
+
+
+def _check_length_bins(results: dict, test: dict[str, Instance], runs: list[str]) -> None:
+    """Figure 5's bins recomputed from the files: lengths in the table-1 tokens, tertile edges,
+    micro F1 over the vocabulary of the evaluated notes' gold codes."""
+    from admitdx.tasks.clinibench.stats import tokens
+
+    lengths = {i: len(tokens(inst.text)) for i, inst in test.items()}
+    ordered = sorted(lengths.values())
+    n = len(ordered)
+    edges = sorted({ordered[-(-n // 3) - 1], ordered[-(-2 * n // 3) - 1]})
+    assert results["length_bins"]["edges"] == edges
+    vocabulary = {r.code for inst in test.values() for r in inst.references}
+    for run in runs:
+        preds = {p.instance_id: [it.code for it in p.items][:20] for p in load_predictions(Path(run))}
+        entry = next(s for s in results["systems"] if s["predictions_dir"].endswith(Path(run).name))
+        bins = entry["clinibench"]["length_bins"]
+        assert sum(b["n"] for b in bins) == len(test)
+        for b, (lo, hi) in zip(bins, zip([-1, *edges], [*edges, 10**9], strict=True), strict=True):
+            ids = [i for i, length in lengths.items() if lo < length <= hi]
+            gold = [{r.code for r in test[i].references} for i in ids]
+            pred = [set(preds.get(i, [])) & vocabulary for i in ids]
+            tp = sum(len(g & p) for g, p in zip(gold, pred, strict=True))
+            total = sum(len(g) + len(p) for g, p in zip(gold, pred, strict=True))
+            assert b["n"] == len(ids) and b["micro_f1"] == pytest.approx(2 * tp / total)
+
+
+def test_icd9_and_icd10_runs_averaged_as_table_2(synthetic_root: Path, hosp10: Path, tmp_path: Path) -> None:
+    from admitdx.scoring.suites.clinibench import attach_version_mean
+
+    hosp9 = tmp_path / "hosp-icd9"
+    _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(hosp9), "--module", "hosp",
+            "--icd-version", "9")  # fmt: skip
+    scored = {}
+    for name, dataset in (("icd9", hosp9), ("icd10", hosp10)):
+        _invoke("predict", "--dataset", str(dataset), "--system", "knn-vote", "--out", str(tmp_path / name))
+        _invoke("score", "--dataset", str(dataset), "--predictions", str(tmp_path / name), "--out",
+                str(tmp_path / f"score-{name}"), "--n-bootstrap", "20")  # fmt: skip
+        scored[name] = json.loads((tmp_path / f"score-{name}" / "results.json").read_text())
+    mean = attach_version_mean(tmp_path / "score-icd10", tmp_path / "score-icd9")
+    (system,) = mean["systems"]
+    nine, ten = (scored[v]["systems"][0]["clinibench"] for v in ("icd9", "icd10"))
+    assert scored["icd9"]["icd_versions"] == [9] and scored["icd10"]["icd_versions"] == [10]
+    assert mean["systems"][system]["macro_f1"] == pytest.approx((nine["macro_f1"] + ten["macro_f1"]) / 2)
+    _invoke("report", str(tmp_path / "score-icd10"))
+    html = (tmp_path / "score-icd10" / "report.html").read_text(encoding="utf-8")
+    assert "Unweighted mean over ICD-10 and ICD-9 (table 2)" in html
+    assert f"{(nine['map'] + ten['map']) / 2:.3f}" in html
 
 
 def test_tfidf_emits_ranked_codes(hosp10: Path, tmp_path: Path) -> None:

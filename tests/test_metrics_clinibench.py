@@ -65,3 +65,82 @@ def test_macro_replicates_resample_patients() -> None:
     assert reps["clinibench.macro_precision"][1] == pytest.approx(0.5)
     # patient 8 drawn twice: only J18 is gold (P 1, R 1)
     assert reps["clinibench.macro_f1"][2] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- figure 5: micro-F1 by input length
+BIN_GOLD = [["A", "B"], ["A"], ["C"], ["B", "C"], ["A", "C"], ["B"]]
+BIN_PRED = [["A"], ["A", "B"], ["C", "A"], ["B", "Z"], [], ["B", "A"]]  # Z: in no gold list
+BIN_LENGTHS = [10, 50, 20, 90, 50, 30]
+
+
+def test_length_tertiles_by_hand() -> None:
+    from admitdx.metrics.clinibench import length_bin_labels, length_edges, micro_by_length
+
+    # sorted 10 20 30 50 50 90: the 2nd and 4th lengths end the first two thirds
+    edges = length_edges(BIN_LENGTHS)
+    assert edges == [20, 50]
+    assert length_bin_labels(edges) == ["≤ 20", "21–50", "> 50"]
+    bins = micro_by_length(BIN_GOLD, BIN_PRED, BIN_LENGTHS, edges)
+    assert [b["n"] for b in bins] == [2, 3, 1]
+    # ≤ 20: notes 0, 2 → tp 1+1, predicted 1+2, gold 2+1: P 2/3, R 2/3, F1 4/6
+    # 21–50: notes 1, 4, 5 → tp 1+0+1, predicted 2+0+2, gold 1+2+1: 1/2 each
+    # > 50: note 3 → tp 1, predicted 1 (Z is outside the vocabulary), gold 2: P 1, R 1/2, F1 2/3
+    assert [b["micro_precision"] for b in bins] == pytest.approx([2 / 3, 1 / 2, 1.0])
+    assert [b["micro_recall"] for b in bins] == pytest.approx([2 / 3, 1 / 2, 1 / 2])
+    assert [b["micro_f1"] for b in bins] == pytest.approx([2 / 3, 1 / 2, 2 / 3])
+
+
+def test_fixed_length_edges_and_empty_bins() -> None:
+    from admitdx.errors import UsageError
+    from admitdx.metrics.clinibench import length_edges, micro_by_length
+
+    bins = micro_by_length(BIN_GOLD, BIN_PRED, BIN_LENGTHS, length_edges(BIN_LENGTHS, (25, 100)))
+    assert [(b["label"], b["n"]) for b in bins] == [("≤ 25", 2), ("26–100", 4), ("> 100", 0)]
+    # 26–100: notes 1, 3, 4, 5 → tp 3, predicted 5, gold 6: F1 = 2·3 / (5 + 6)
+    assert bins[1]["micro_f1"] == pytest.approx(6 / 11)
+    assert bins[2]["micro_f1"] is None and bins[2]["micro_precision"] is None
+    assert length_edges([7, 7, 7]) == [7]  # equal tertile edges merge
+    with pytest.raises(UsageError, match="ascending"):
+        length_edges(BIN_LENGTHS, (850, 512))
+    with pytest.raises(UsageError, match="tertiles"):
+        length_edges(BIN_LENGTHS, "quartiles")
+
+
+# ---------------------------------------------------------------- table 2: the ICD-9 / ICD-10 mean
+def _results(version: int, systems: dict[str, tuple[float, ...]]) -> dict:
+    def entry(name: str, v: tuple[float, ...]) -> dict:
+        p, r, f, ap, md, head, tail, short = v
+        tertiles = {"head": {"macro_f1": head}, "body": {"macro_f1": None}, "tail": {"macro_f1": tail}}
+        return {"name": name, "clinibench": {
+            "macro_precision": p, "macro_recall": r, "macro_f1": f, "map": ap, "main_diagnosis_accuracy": md,
+            "tertiles": tertiles, "length_bins": [{"micro_f1": short}, {"micro_f1": None}]}}  # fmt: skip
+
+    return {"suite": "clinibench", "dataset": f"hosp-icd{version}", "icd_versions": [version],
+            "n_instances": 100 * version, "systems": [entry(n, v) for n, v in systems.items()]}  # fmt: skip
+
+
+def test_version_mean_is_unweighted_per_system(tmp_path) -> None:
+    import json
+
+    from admitdx.errors import UsageError
+    from admitdx.scoring.suites.clinibench import attach_version_mean, version_mean
+
+    icd9 = _results(9, {"tfidf": (0.2, 0.4, 0.3, 0.5, 0.8, 0.6, 0.1, 0.5), "only9": (0,) * 8})
+    icd10 = _results(10, {"tfidf": (0.4, 0.2, 0.2, 0.3, 0.6, 0.4, 0.0, 0.3)})
+    mean = version_mean(icd9, icd10)
+    # 900 and 1000 encounters, but each dataset counts once (table 2)
+    assert mean["icd_versions"] == [9, 10] and mean["left_out"] == ["only9"]
+    got = mean["systems"]["tfidf"]
+    assert [
+        got[k] for k in ("macro_precision", "macro_recall", "macro_f1", "map", "main_diagnosis_accuracy")
+    ] == (pytest.approx([0.3, 0.3, 0.25, 0.4, 0.7]))
+    assert got["tertile_f1"] == pytest.approx({"head": 0.5, "body": None, "tail": 0.05})
+    assert got["length_bin_micro_f1"] == pytest.approx([0.4, None])
+    with pytest.raises(UsageError, match="one run on an ICD-9 and one on an ICD-10"):
+        version_mean(icd10, icd10)
+    for name, results in (("r9", icd9), ("r10", icd10)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(results))
+    attach_version_mean(tmp_path / "r10", tmp_path / "r9")
+    written = json.loads((tmp_path / "r10" / "results.json").read_text())["version_mean"]
+    assert written["icd_versions"] == [10, 9] and written["systems"]["tfidf"]["map"] == pytest.approx(0.4)

@@ -16,6 +16,11 @@
   (:func:`macro_replicates`) resamples per-patient label counts instead.
 * **Frequency tertiles** (figure 3): vocabulary labels sorted by training frequency and cut into
   three equal-sized groups, head / body / tail; macro P/R/F1 within each.
+* **Input-length bins** (figure 5): micro P/R/F1 (counts over the vocabulary summed over the
+  bin's encounters, then the ratios) of the encounters whose note length falls in each bin. The
+  paper does not give its bins (its figure only names 850 tokens, where the 512-token encoders
+  collapse); ours default to length tertiles of the evaluated encounters
+  (:func:`length_edges`), or fixed token edges, e.g. ``(512, 850)``.
 
 Labels arrive rolled up to their 3-character category by the one roll-up,
 :func:`admitdx.ontology.icd.roll_up` (the caller knows each code's version); here they are
@@ -25,15 +30,22 @@ that could not be mapped to a code (``None``) take no rank.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
 
+from admitdx.errors import UsageError
+
 TOP_N = 20
 TERTILES = ("head", "body", "tail")
 MACRO_KEYS = ("macro_precision", "macro_recall", "macro_f1")
+MICRO_KEYS = ("micro_precision", "micro_recall", "micro_f1")
+#: Figure 5's bins by default: three groups of (about) equal size by note length.
+LENGTH_BINS = "tertiles"
 
 
 def ranked_labels(labels: Sequence[str | None], top_n: int = TOP_N) -> list[str]:
@@ -188,4 +200,72 @@ def clinibench_scores(
         scores = macro_from_counts(tp[cols], pred[cols], gl[cols]) if cols else {}
         by_tertile[name] = {k: float(v) for k, v in scores.items()} | {"n_labels": len(cols)}
     out["tertiles"] = by_tertile
+    return out
+
+
+def length_edges(lengths: Sequence[int], bins: str | Sequence[int] = LENGTH_BINS) -> list[int]:
+    """Inclusive upper edges of every length bin but the last (which is open above).
+
+    ``"tertiles"``: the lengths at the ends of the first and second third of the sorted lengths
+    (positions ceil(n/3) and ceil(2n/3)); encounters as long as an edge go to the lower bin, so
+    ties can make bins unequal (two equal edges merge: two bins). A sequence: fixed ascending edges.
+    """
+    if isinstance(bins, str):
+        if bins != "tertiles":
+            raise UsageError(
+                f"length bins must be 'tertiles' or ascending token edges, got {bins!r}",
+                hint="e.g. tertiles, or 512,850 for ≤ 512, 513–850 and > 850 tokens",
+            )
+        ordered = sorted(lengths)
+        n = len(ordered)
+        return sorted({ordered[math.ceil(k * n / 3) - 1] for k in (1, 2)}) if n else []
+    edges = [int(e) for e in bins]
+    if any(b <= a for a, b in itertools.pairwise(edges)) or any(e < 0 for e in edges):
+        raise UsageError(
+            f"length bin edges must be ascending non-negative token counts, got {list(bins)}",
+            hint="e.g. 512,850 for ≤ 512, 513–850 and > 850 tokens",
+        )
+    return edges
+
+
+def length_bin_labels(edges: Sequence[int]) -> list[str]:
+    """``≤ 95``, ``96–120``, ``> 120`` for edges (95, 120)."""
+    if not edges:
+        return ["all"]
+    inner = [f"{lo + 1}–{hi}" for lo, hi in itertools.pairwise(edges)]
+    return [f"≤ {edges[0]}", *inner, f"> {edges[-1]}"]
+
+
+def _micro(tp: float, pred: float, gold: float) -> dict[str, float | None]:
+    p = tp / pred if pred else 0.0
+    r = tp / gold if gold else None
+    f = (2 * tp / (pred + gold)) if gold else None
+    return {"micro_precision": p, "micro_recall": r, "micro_f1": f}
+
+
+def micro_by_length(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    lengths: Sequence[int],
+    edges: Sequence[int],
+    *,
+    top_n: int = TOP_N,
+    vocabulary: Sequence[str] | None = None,
+) -> list[dict[str, object]]:
+    """Micro P/R/F1 per length bin (figure 5), over the same vocabulary as the macro scores.
+
+    One record per bin, shortest first: ``label``, ``n`` (encounters) and the micro scores; a bin
+    without a gold label has no recall or F1 (None).
+    """
+    gold_labels, rankings, vocab, _ = _prepare(gold, predicted, top_n, vocabulary)
+    tp, pred, gl = (np.asarray(m.sum(axis=1)).ravel() for m in label_indicators(gold_labels, rankings, vocab))
+    which = np.searchsorted(
+        np.asarray(edges, dtype=np.int64), np.asarray(lengths, dtype=np.int64), side="left"
+    )
+    out: list[dict[str, object]] = []
+    for b, label in enumerate(length_bin_labels(edges)):
+        rows = which == b
+        n = int(rows.sum())
+        micro = _micro(float(tp[rows].sum()), float(pred[rows].sum()), float(gl[rows].sum()))
+        out.append({"label": label, "n": n} | (micro if n else dict.fromkeys(MICRO_KEYS)))
     return out

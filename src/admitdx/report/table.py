@@ -79,6 +79,8 @@ def render_table(results: dict[str, Any]) -> str:
         lines += ["", f"> {results['tracks_note']}"]
     suite = results.get("suite", "earlydx")
     lines += _earlydx_blocks(results) if suite == "earlydx" else _headline_block(results)
+    if suite == "clinibench":
+        lines += _clinibench_blocks(results)
     lines += _notes(results)
     lines += _counts_block(results["systems"])
     caveats = [f"- **{s['name']}**: {s['caveat']}" for s in results["systems"] if s.get("caveat")]
@@ -126,6 +128,33 @@ def _headline_block(results: dict[str, Any]) -> list[str]:
     lines.append(_row(["---"] * (len(names) + 1)))
     for s in results["systems"]:
         lines.append(_row([s["name"], *(_cell(results, s, n) for n in names)]))
+    return lines
+
+
+CLINIBENCH_MEAN_COLUMNS = ("macro_precision", "macro_recall", "macro_f1", "map", "main_diagnosis_accuracy")
+
+
+def _clinibench_blocks(results: dict[str, Any]) -> list[str]:
+    """Figure 5 (micro F1 by input-length bin) and, once attached, table 2's ICD-9/ICD-10 mean."""
+    lines: list[str] = []
+    systems = results["systems"]
+    if results.get("length_bins") and systems:
+        bins = systems[0]["clinibench"]["length_bins"]
+        lines += ["", f"## Micro F1 by input length (figure 5; bins: {results['length_bins']['bins']})", ""]
+        lines.append(_row(["system", *(f"{b['label']} tokens (n = {b['n']})" for b in bins)]))
+        lines.append(_row(["---"] * (len(bins) + 1)))
+        lines += [
+            _row([s["name"], *(fmt(b["micro_f1"]) for b in s["clinibench"]["length_bins"])]) for s in systems
+        ]
+    mean = results.get("version_mean")
+    if mean:
+        v9, v10 = mean["icd_versions"]
+        lines += ["", f"## Unweighted mean over ICD-{v9} and ICD-{v10} (table 2)", ""]
+        lines.append(_row(["system", *CLINIBENCH_MEAN_COLUMNS]))
+        lines.append(_row(["---"] * (len(CLINIBENCH_MEAN_COLUMNS) + 1)))
+        lines += [
+            _row([n, *(fmt(m[k]) for k in CLINIBENCH_MEAN_COLUMNS)]) for n, m in mean["systems"].items()
+        ]
     return lines
 
 

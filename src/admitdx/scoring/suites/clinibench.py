@@ -4,21 +4,34 @@ Systems emit coded predictions (``PredictionItem.code``); no matcher is involved
 CliniBench maps text to codes as the system's final step (section 4.2). Metrics: MAP and
 main-diagnosis accuracy as ratios with patient-bootstrap intervals, macro P/R/F1 over a fixed
 vocabulary at top-n with their own bootstrap (:func:`admitdx.metrics.clinibench.macro_replicates`),
-and head/body/tail tertiles by training frequency.
+head/body/tail tertiles by training frequency, and micro P/R/F1 by input-length bin (figure 5;
+lengths counted with the builder's table-1 tokenizer, bins by ``ScoreParams.length_bins`` when the
+parameters carry it, else length tertiles).
+
+Table 2 reports the unweighted mean over the ICD-9 and the ICD-10 dataset of a module. Each is
+scored on its own (one ``admitdx score`` run per dataset); :func:`attach_version_mean` then reads
+the two runs' ``results.json`` and writes the mean of every system scored in both into the first
+run's ``results.json`` (``version_mean``), which its report shows beside the per-dataset table.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, clinibench
 from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
+from admitdx.runs import exclusive
 from admitdx.scoring.inputs import SystemInput
 from admitdx.scoring.suites.base import Advance, RunContext, SystemScore
 from admitdx.scoring.suites.codes import gold_categories, predicted_categories
+from admitdx.tasks.clinibench.build import TOKENIZER_NOTE
+from admitdx.tasks.clinibench.stats import tokens
 
 PREFIX = "clinibench"
 RATIOS = [
@@ -32,9 +45,22 @@ class CliniBenchSuite:
     needs_matcher = False
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
+        lengths = [len(tokens(inst.text)) for inst in ctx.instances]
+        # ScoreParams carries no length_bins field yet: the default (tertiles) until it does
+        bins = getattr(ctx.params, "length_bins", clinibench.LENGTH_BINS)
+        edges = clinibench.length_edges(lengths, bins)
+        versions = sorted({v for inst in ctx.instances if (v := inst.meta.get("icd_version")) is not None})
         return {
             "headline_metrics": [r.name for r in RATIOS] + [f"{PREFIX}.{k}" for k in clinibench.MACRO_KEYS],
             "top_n": ctx.params.top_n,
+            "icd_versions": versions,
+            "length_bins": {
+                "bins": bins if isinstance(bins, str) else list(bins),
+                "edges": edges,
+                "labels": clinibench.length_bin_labels(edges),
+                "tokenizer": TOKENIZER_NOTE,
+            },
+            "_lengths": lengths,
         }
 
     def score_system(
@@ -81,6 +107,9 @@ class CliniBenchSuite:
         scores = clinibench.clinibench_scores(
             gold, rankings, top_n=ctx.params.top_n, train_frequencies=train_freq
         )
+        scores["length_bins"] = clinibench.micro_by_length(
+            gold, rankings, run["_lengths"], run["length_bins"]["edges"], top_n=ctx.params.top_n
+        )
         metrics = {k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()}
         for key in clinibench.MACRO_KEYS:
             ci = cis.get(f"{PREFIX}.{key}")
@@ -91,3 +120,75 @@ class CliniBenchSuite:
             "clinibench": scores,
         }
         return SystemScore(fields, replicates, records)
+
+
+#: What the ICD-9/ICD-10 mean averages: table 2's columns, and figure 3's tertile F1.
+MEAN_KEYS = (*clinibench.MACRO_KEYS, "map", "main_diagnosis_accuracy")
+VERSION_MEAN = "version_mean"
+
+
+def _mean(a: Any, b: Any) -> float | None:
+    return (a + b) / 2 if isinstance(a, int | float) and isinstance(b, int | float) else None
+
+
+def version_mean(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """The unweighted mean of two CliniBench ``results.json`` — one ICD-9 and one ICD-10 dataset —
+    per system scored in both (matched by name, in the first run's order), as table 2 reports it:
+    each dataset counts once, whatever its size. Tertile F1s are averaged by tertile, length-bin
+    micro-F1s by bin position (with tertile bins, the lengths differ between the datasets)."""
+    for results in (first, second):
+        if results.get("suite") != "clinibench":
+            raise UsageError(
+                f"{results.get('dataset')} was scored with the {results.get('suite')!r} suite, "
+                "not clinibench",
+                hint="average the results of two CliniBench datasets (one ICD-9, one ICD-10)",
+            )
+    versions = [tuple(r.get("icd_versions") or ()) for r in (first, second)]
+    if sorted(versions) != [(9,), (10,)]:
+        raise UsageError(
+            f"the ICD-9/ICD-10 mean needs one run on an ICD-9 and one on an ICD-10 dataset; these "
+            f"are on ICD versions {list(versions[0])} and {list(versions[1])}",
+            hint="score hosp-icd9 and hosp-icd10 (or icu-icd9 and icu-icd10) separately, then average",
+        )
+    by_name = {s["name"]: s["clinibench"] for s in second["systems"]}
+    systems = {}
+    for s in first["systems"]:
+        if s["name"] not in by_name:
+            continue
+        a, b = s["clinibench"], by_name[s["name"]]
+        bins_a, bins_b = a.get("length_bins") or [], b.get("length_bins") or []
+        systems[s["name"]] = {
+            **{k: _mean(a.get(k), b.get(k)) for k in MEAN_KEYS},
+            "tertile_f1": {
+                t: _mean(a["tertiles"][t].get("macro_f1"), b["tertiles"][t].get("macro_f1"))
+                for t in clinibench.TERTILES
+            },
+            "length_bin_micro_f1": [
+                _mean(x["micro_f1"], y["micro_f1"]) for x, y in zip(bins_a, bins_b, strict=True)
+            ]
+            if len(bins_a) == len(bins_b)
+            else None,
+        }
+    return {
+        "datasets": [first.get("dataset"), second.get("dataset")],
+        "icd_versions": [versions[0][0], versions[1][0]],
+        "n_instances": [first.get("n_instances"), second.get("n_instances")],
+        "systems": systems,
+        "left_out": sorted({s["name"] for s in first["systems"]} ^ set(by_name)),
+    }
+
+
+def attach_version_mean(run_dir: Path, other_run_dir: Path) -> dict[str, Any]:
+    """Average two score runs (:func:`version_mean`) and record the mean in ``run_dir``'s
+    ``results.json`` as ``version_mean``, where the report of ``run_dir`` shows it."""
+    from admitdx.scoring.run import RESULTS_FILE  # run imports the suites: not at module level
+
+    paths = [Path(d) / RESULTS_FILE for d in (run_dir, other_run_dir)]
+    for path in paths:
+        if not path.is_file():
+            raise UsageError(f"{path.parent} has no {RESULTS_FILE}", hint="run `admitdx score` on it first")
+    with exclusive(Path(run_dir), "score"):
+        first, second = (json.loads(p.read_text(encoding="utf-8")) for p in paths)
+        first[VERSION_MEAN] = version_mean(first, second)
+        paths[0].write_text(json.dumps(first, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return first[VERSION_MEAN]
