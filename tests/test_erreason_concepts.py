@@ -85,3 +85,38 @@ def test_text_suite_reports_concept_recall_and_its_extractor(tmp_path: Path) -> 
     assert drawn["rule_out.concept_recall"] == pytest.approx(0.5)
     assert drawn["treatment_plan.concept_recall"] == pytest.approx(0.75)
     assert (figures / "rouge_rule_out.svg").is_file() and (figures / "rouge_treatment_plan.svg").is_file()
+
+
+def test_lexicons_are_cached_on_disk_keyed_by_package_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from admitdx.metrics import concepts_icd, concepts_lexicon
+
+    built: list[str] = []
+
+    def build_conditions() -> dict[str, str]:
+        built.append("conditions")
+        return {"pneumonia": "J18"}
+
+    monkeypatch.setattr(concepts_icd, "condition_lexicon", build_conditions)
+    monkeypatch.setattr(concepts_lexicon, "drug_lexicon", lambda: {"aspirin": "DRUG:DB00945"})
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
+    concepts_lexicon.lexicons.cache_clear()
+    try:
+        first = concepts_lexicon.lexicons()
+        path = concepts_lexicon.lexicon_path()
+        assert path.parent == tmp_path / "cache" / "concepts" and path.is_file()
+        concepts_lexicon.lexicons.cache_clear()
+        assert concepts_lexicon.lexicons() == first == ({"pneumonia": "J18"}, {"aspirin": "DRUG:DB00945"})
+        assert built == ["conditions"]  # the second process-level load read the file
+        # another package version is another file: the old tables are not read for it
+        real_version = concepts_lexicon.metadata.version
+        monkeypatch.setattr(concepts_lexicon.metadata, "version", lambda p: real_version(p) + ".post1")
+        assert concepts_lexicon.lexicon_path() != path
+        # an unwritable cache still gives the tables, with a warning naming the variable to set
+        monkeypatch.setenv("ADMITDX_CACHE_DIR", str(path))  # a file, so no folder can be made in it
+        concepts_lexicon.lexicons.cache_clear()
+        assert concepts_lexicon.lexicons() == first and built == ["conditions", "conditions"]
+        assert "ADMITDX_CACHE_DIR" in caplog.text
+    finally:
+        concepts_lexicon.lexicons.cache_clear()

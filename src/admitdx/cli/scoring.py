@@ -124,6 +124,16 @@ def score(
             help="Score predictions made on the other EarlyDx layout (--layout) of this dataset; recorded."
         ),
     ] = False,
+    concept_extractor: Annotated[
+        str,
+        typer.Option(
+            help="Concepts of ER-Reason's concept recall: offline (ICD-10-CM + drug lexicon), quickumls "
+            "(your UMLS, with --umls-index) or llm_judge (read from `admitdx judge-concepts`)."
+        ),
+    ] = "offline",
+    umls_index: Annotated[
+        str | None, typer.Option(help="QuickUMLS index built from your UMLS release (metrics README).")
+    ] = None,
 ) -> None:
     """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
@@ -157,6 +167,8 @@ def score(
         budget=budget,
         keep_unsupported_only=keep_unsupported_only,
         allow_other_layout=allow_other_layout,
+        concept_extractor=concept_extractor,
+        umls_index=umls_index,
     )
     console = Console(stderr=True)
     try:

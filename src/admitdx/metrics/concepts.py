@@ -1,36 +1,44 @@
 """Clinical concepts in a text, for ER-Reason's concept recall |C_model ∩ C_physician| / |C_physician|
 (task 3; the paper extracts UMLS CUIs with cTAKES).
 
-Every score says which extractor produced it (``Extractor.name``); there is one today:
+Every score says which extractor produced it (``Extractor.name``; ``score --concept-extractor``):
 
 - ``offline`` (default, no licence needed): conditions from an ICD-10-CM phrase lexicon
   (:mod:`admitdx.metrics.concepts_icd`; concept = 3-character category, ``ICD10:J18``) and drugs
   from the ``drug-named-entity-recognition`` package's lexicon (DrugBank, MeSH, NHS, MedlinePlus;
-  concept = DrugBank id, else its name, ``DRUG:DB00945``). Matching is greedy longest-first on
-  lower-case words; a drug and a condition overlapping keep the longer match. Negated mentions are
-  dropped by NegEx (``negspacy``, its ``en_clinical`` termset, on spaCy's rule-based tokenizer and
-  sentencizer — no statistical model), so "no chest pain" does not count as chest pain.
+  concept = DrugBank id, else its name, ``DRUG:DB00945``). Conditions are matched greedily,
+  longest first, on lower-case words; drugs as one or two words (as the package's ``find_drugs``);
+  a drug and a condition overlapping keep the longer match. Both tables are cached on disk
+  (:mod:`admitdx.metrics.concepts_lexicon`).
+- ``quickumls``: UMLS CUIs from the user's own UMLS installation
+  (:mod:`admitdx.metrics.concepts_umls`), the paper's concept space.
 
-A QuickUMLS extractor over the user's own UMLS index (the paper's CUI space) would sit beside it
-behind the same protocol; it is not built, as ``quickumls`` did not install here (its ``leveldb``
-dependency compiles from source). The extractor needs the ``concepts`` extra
-(``pip install 'admitdx[concepts]'``); :func:`offline_available` says whether it is installed.
+Both drop negated mentions with NegEx (``negspacy``, its ``en_clinical`` termset, on spaCy's
+rule-based tokenizer and sentencizer — no statistical model), so "no chest pain" does not count as
+chest pain. They need the ``concepts`` extra (``pip install 'admitdx[concepts]'``);
+:func:`offline_available` says whether it is installed. The LLM-judge variant of concept recall is
+not an extractor: it reads judgements written by ``admitdx judge-concepts``
+(:mod:`admitdx.matching.concept_judge`).
 """
 
 from __future__ import annotations
 
 import importlib.util
 from functools import cache
+from pathlib import Path
 from typing import Any, Protocol
 
 from admitdx.errors import UsageError
-from admitdx.metrics.concepts_icd import MAX_TOKENS, condition_lexicon
+from admitdx.metrics.concepts_icd import MAX_TOKENS
 
 EXTRA_HINT = "install the concepts extra: pip install 'admitdx[concepts]'"
+EXTRACTORS = ("offline", "quickumls")
+DRUG_MAX_TOKENS = 2  # find_drugs looks at word pairs and single words only
 
 
 class Extractor(Protocol):
     name: str
+    params: dict[str, Any]
 
     def concepts(self, text: str) -> set[str]:
         """The affirmed concepts of ``text`` (negated mentions left out)."""
@@ -39,12 +47,13 @@ class Extractor(Protocol):
 def offline_available() -> bool:
     return all(
         importlib.util.find_spec(m) is not None
-        for m in ("spacy", "negspacy", "drug_named_entity_recognition")
+        for m in ("spacy", "negspacy", "drug_named_entity_recognition", "simple_icd_10_cm")
     )
 
 
 @cache
-def _pipeline() -> Any:
+def pipeline() -> Any:
+    """spaCy's rule-based English tokenizer, a sentencizer and NegEx (negated entities marked)."""
     import spacy
     from negspacy.negation import Negex  # noqa: F401  (registers the "negex" factory)
     from negspacy.termsets import termset
@@ -53,6 +62,22 @@ def _pipeline() -> Any:
     nlp.add_pipe("sentencizer")
     nlp.add_pipe("negex", config={"neg_termset": termset("en_clinical").get_patterns()})
     return nlp
+
+
+def _greedy(words: list[str], table: dict[str, str], max_tokens: int) -> list[tuple[int, int, str]]:
+    """Non-overlapping (start, end, concept) matches, longest first from left to right."""
+    found: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(max_tokens, len(words) - i), 0, -1):
+            concept = table.get(" ".join(words[i : i + n]))
+            if concept is not None:
+                found.append((i, i + n, concept))
+                i += n
+                break
+        else:
+            i += 1
+    return found
 
 
 class OfflineExtractor:
@@ -65,28 +90,17 @@ class OfflineExtractor:
             raise UsageError(
                 "the offline concept extractor needs spaCy, negspacy and a drug lexicon", hint=EXTRA_HINT
             )
-        from drug_named_entity_recognition import find_drugs
+        from admitdx.metrics.concepts_lexicon import lexicon_key, lexicons
 
-        self._find_drugs = find_drugs
-        self._conditions = condition_lexicon()
-        self._nlp = _pipeline()
+        conditions, drugs = lexicons()
+        self._conditions = {k: f"ICD10:{v}" for k, v in conditions.items()}
+        self._drugs = drugs
+        self._nlp = pipeline()
+        self.params = {"lexicon": lexicon_key()}
 
     def _matches(self, doc: Any) -> list[tuple[int, int, str]]:
         words = [t.lower_ for t in doc]
-        found: list[tuple[int, int, str]] = []
-        i = 0
-        while i < len(words):
-            for n in range(min(MAX_TOKENS, len(words) - i), 0, -1):
-                category = self._conditions.get(" ".join(words[i : i + n]))
-                if category is not None:
-                    found.append((i, i + n, f"ICD10:{category}"))
-                    i += n
-                    break
-            else:
-                i += 1
-        for drug, start, end in self._find_drugs([t.text for t in doc], is_ignore_case=True):
-            concept = f"DRUG:{drug.get('drugbank_id') or drug['name']}"
-            found.append((start, end, concept))  # end is exclusive
+        found = _greedy(words, self._conditions, MAX_TOKENS) + _greedy(words, self._drugs, DRUG_MAX_TOKENS)
         found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
         kept: list[tuple[int, int, str]] = []
         for match in found:  # longest first at each start; later overlapping matches are dropped
@@ -98,8 +112,7 @@ class OfflineExtractor:
         from spacy.tokens import Span
 
         doc = self._nlp.make_doc(text)
-        spans = [Span(doc, s, e, label=c) for s, e, c in self._matches(doc)]
-        doc.ents = spans
+        doc.ents = [Span(doc, s, e, label=c) for s, e, c in self._matches(doc)]
         for _, proc in self._nlp.pipeline:
             doc = proc(doc)
         return {ent.label_ for ent in doc.ents if not ent._.negex}
@@ -113,15 +126,18 @@ def concept_recall(extractor: Extractor, model_text: str, reference_text: str) -
     return len(extractor.concepts(model_text) & reference) / len(reference)
 
 
-def choose_extractor() -> str | None:
-    """Which extractor scores concept recall here: ``offline`` when its packages are installed,
-    else None (concept recall is then not scored, and the results say how to enable it)."""
-    return "offline" if offline_available() else None
-
-
 @cache
-def get_extractor(choice: str) -> Extractor:
-    """The extractor named by :func:`choose_extractor` (built once per process: the lexicons are large)."""
+def get_extractor(choice: str, umls_index: str | None = None) -> Extractor:
+    """The extractor ``choice`` (built once per process; QuickUMLS reads ``umls_index``)."""
     if choice == "offline":
         return OfflineExtractor()
-    raise UsageError(f"unknown concept extractor {choice!r}", hint="the available one is: offline")
+    if choice == "quickumls":
+        if not umls_index:
+            raise UsageError(
+                "the quickumls concept extractor needs your QuickUMLS index",
+                hint="pass --umls-index DIR (built by python -m quickumls.install from your UMLS release)",
+            )
+        from admitdx.metrics.concepts_umls import QuickUmlsExtractor
+
+        return QuickUmlsExtractor(Path(umls_index))
+    raise UsageError(f"unknown concept extractor {choice!r}", hint=f"choose one of: {', '.join(EXTRACTORS)}")

@@ -49,6 +49,10 @@ class ScoreParams:
     keep_unsupported_only: bool = False
     #: score predictions made on the other EarlyDx layout of this dataset; recorded
     allow_other_layout: bool = False
+    #: what extracts the concepts of ER-Reason's concept recall: offline | quickumls | llm_judge
+    concept_extractor: str = "offline"
+    #: the QuickUMLS index (built from the user's UMLS release) for concept_extractor quickumls
+    umls_index: str | None = None
 
     def __post_init__(self) -> None:
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
