@@ -184,14 +184,11 @@ def test_under_the_cap_the_two_orders_keep_the_same_prior_diagnoses_in_few_encou
     assert (len(same), len(with_dx)) == (18, 107)
 
 
-def _echo_row(time: str, name: str, result: str | None, unit: str | None) -> dict[str, Any]:
-    return {
-        "subject_id": SUBJECT,
-        "measurement_datetime": time,
-        "measurement": name,
-        "result": result,
-        "unit": unit,
-    }
+ECHO_COLUMNS = ("measurement_datetime", "measurement", "result", "unit")
+
+
+def _echo_row(*values: str | None) -> dict[str, Any]:
+    return {"subject_id": SUBJECT, **dict(zip(ECHO_COLUMNS, values, strict=True))}
 
 
 def test_echo_latest_study_or_the_first_rows_of_all_studies(tmp_path: Path) -> None:
