@@ -240,6 +240,18 @@ def test_rebuild_with_same_inputs_is_skipped(synthetic_root: Path, built: Path) 
     result = _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(built))
     assert result.exit_code == 0 and "already holds this build" in result.output
     assert json.loads((built / "manifest.json").read_text())["stage"] == "build clinibench"
+    # the small-split warning, per dataset that needs it (< 100 test notes or < 60 test patients)
+    output = " ".join(result.output.split())
+    for name in VARIANTS:
+        counts = read_manifest(built / name)["outputs"]["counts"]
+        test = load_instances(built / name, "test")
+        assert counts["test_subjects"] == len({i.subject_id for i in test})
+        small = len(test) < 100 or counts["test_subjects"] < 60
+        warning = (
+            f"the test split of {name} has {len(test)} encounters from {counts['test_subjects']} patients"
+        )
+        assert (warning in output) == small, (name, len(test), counts["test_subjects"])
+    assert "warning" in output  # a 300-patient root: at least the icu datasets are small
 
 
 @pytest.mark.slow

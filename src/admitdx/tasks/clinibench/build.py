@@ -279,6 +279,7 @@ def _write_dataset(
         token_counts: list[int] = []
         full_codes: set[str] = set()
         codes_per_note: list[int] = []
+        test_subjects: set[int] = set()
         main_excluded = 0
         for i, rec in enumerate(_records(spool, module, version)):
             split = assignment[rec[key]]
@@ -287,6 +288,8 @@ def _write_dataset(
             main_excluded += bool(rec["labels"]) and rec["labels"][0][0] not in evaluated
             writer.write(_instance(rec, split, kept, excluded, version, titles))
             notes[split] += 1
+            if split == "test":
+                test_subjects.add(rec["subject_id"])
             token_counts.append(len(tokens(rec["text"])))
             codes_per_note.append(len(rec["labels"]))
             full_codes.update(c for lab in rec["labels"] for c in lab[2])
@@ -307,6 +310,7 @@ def _write_dataset(
         )
         counts["main_diagnosis_excluded"] = main_excluded
         counts["split_subjects_not_in_file"] = not_in_file
+        counts["test_subjects"] = len(test_subjects)  # for the small-split warning, grouped or not
         if p.group_by_patient:
             counts["subjects"] = dict(sorted(Counter(assignment.values()).items()))
         files = [INSTANCES_FILE, PARQUET_FILE, LABELS_FILE] + ([SPLIT_FILE] if p.group_by_patient else [])

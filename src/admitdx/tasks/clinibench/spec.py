@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from admitdx.tasks.build_notes import split_size_warning
 from admitdx.tasks.clinibench.build import SCHEMA, build_clinibench
 from admitdx.tasks.clinibench.params import CliniBenchParams
 from admitdx.tasks.registry import register
@@ -25,10 +26,18 @@ def _one(name: str, out: dict[str, Any]) -> str:
     )
 
 
+def _small_split(name: str, out: dict[str, Any]) -> str | None:
+    """The shared small-test-split warning, naming the dataset (a build may write four)."""
+    c = out["counts"]
+    warning = split_size_warning(c["notes_per_split"]["test"], c.get("test_subjects", 0))
+    return warning.replace("the test split", f"the test split of {name}", 1) if warning else None
+
+
 def _report(outputs: dict[str, Any], params: CliniBenchParams) -> list[str]:
-    if "datasets" in outputs:
-        return [_one(name, out) for name, out in outputs["datasets"].items()]
-    return [_one(outputs["dataset"], outputs)]
+    datasets = outputs["datasets"] if "datasets" in outputs else {outputs["dataset"]: outputs}
+    lines = [_one(name, out) for name, out in datasets.items()]
+    warnings = [_small_split(name, out) for name, out in datasets.items()]
+    return lines + [w for w in warnings if w]
 
 
 SPEC = register(
