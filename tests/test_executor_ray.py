@@ -338,16 +338,8 @@ def test_a_driver_killed_mid_run_resumes_on_the_cluster_it_joined(tmp_path: Path
         }
         config = tmp_path / "run.yaml"
         config.write_text(yaml.safe_dump({"systems": {"fake": system}}))
-        cli = [
-            sys.executable,
-            "-c",
-            "from admitdx.cli import main; main()",
-            "predict",
-            "--dataset",
-            str(dataset),
-        ]
-        cli += ["--system", "fake", "--out", str(out), "--config", str(config), "--executor", "ray"]
-        cli += ["--ray-address", address, "--ray-workers", "1", "--ray-shard-size", "2"]
+        cli = predict_command(dataset, "fake", out, config, "--executor", "ray", "--ray-address", address)
+        cli += ["--ray-workers", "1", "--ray-shard-size", "2"]
         driver = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while _lines(out / PREDICTIONS_FILE) < 4 and driver.poll() is None and time.monotonic() < deadline:
@@ -361,6 +353,12 @@ def test_a_driver_killed_mid_run_resumes_on_the_cluster_it_joined(tmp_path: Path
     assert _items(out) == {f"te{i:02d}": [_digest(f"Chief complaint: complaint {i}")] for i in range(N_TEST)}
     fit = json.loads((out / "manifest.json").read_text())["outputs"]["fit"]
     assert fit["model_calls"] + fit["cache_hits"] == N_TEST - kept  # the rerun asked only for the rest
+
+
+def predict_command(dataset: Path, system: str, out: Path, config: Path, *more: str) -> list[str]:
+    """``admitdx predict`` as a command line for a separate process (a driver a test can kill)."""
+    cli = [sys.executable, "-c", "from admitdx.cli import main; main()", "predict", "--dataset", str(dataset)]
+    return [*cli, "--system", system, "--out", str(out), "--config", str(config), *more]
 
 
 def _lines(path: Path) -> int:

@@ -18,17 +18,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 import pytest
 import yaml
-from tests.test_executor_ray import N_TEST, _dataset
+from tests.test_executor_ray import N_TEST, _dataset, predict_command
 from tests.test_llm_egress_cli import run_cli
 
 from admitdx.contracts import PREDICTIONS_FILE
+from admitdx.embeddings import default_model_dir
 from admitdx.errors import UsageError
 from admitdx.executors.vllm_cluster import check_gpus, model_source, require_vllm
-from admitdx.executors.vllm_executor import answer_row, engine_row
+from admitdx.executors.vllm_executor import answer_row, engine_row, pipeline
 from admitdx.jsonl import read_jsonl
 from admitdx.llm.client import ChatRequest
 from admitdx.llm.config import LLMConfig
@@ -134,6 +136,36 @@ def test_a_request_reaches_the_engine_as_the_http_path_sends_it() -> None:
     assert answer_row(answered) == kept
 
 
+def test_the_pipeline_is_built_with_ray_data_llm_and_rows_keep_their_own_schema(no_gpu_cluster: None) -> None:
+    """Ray 2.60's real ``vLLMEngineProcessorConfig`` and ``build_processor`` accept what the executor
+    passes (built lazily: running it needs a GPU), with a local tokenizer directory as the model; the
+    preprocess step, run by Ray Data on this instance, keeps each row's own schema through Arrow."""
+    from ray.data import llm
+
+    schemas = [{"type": "object", "required": ["a"]}, {"type": "array", "maxItems": 2}]
+    requests = [
+        ChatRequest([{"role": "user", "content": f"q{n}"}], schema) for n, schema in enumerate(schemas)
+    ]
+    rows = [{"i": n, "request": json.dumps(asdict(req))} for n, req in enumerate(requests)]
+    sampling = LLMConfig().sampling()
+    lazy = pipeline(llm, ray.data.from_items(rows), model=str(default_model_dir()), replicas=1, batch_size=64,
+                    sampling=sampling, guided=True)  # fmt: skip
+    plan = str(lazy)
+    for stage in (
+        "Map(_preprocess)",
+        "ChatTemplateUDF",
+        "TokenizeUDF",
+        "vLLMEngineStageUDF",
+        "DetokenizeUDF",
+    ):
+        assert stage in plan
+    prepared = ray.data.from_items(rows).map(partial(engine_row, sampling=sampling, guided=True)).take_all()
+    by_row = {r["i"]: r for r in prepared}
+    for n, schema in enumerate(schemas):
+        assert json.loads(by_row[n]["sampling_params"]["structured_outputs"]["json"]) == schema
+        assert [dict(m) for m in by_row[n]["messages"]] == [{"role": "user", "content": f"q{n}"}]
+
+
 @pytest.mark.skipif(_gpu_skip_reason() is not None, reason=str(_gpu_skip_reason()))
 def test_predict_with_vllm_on_the_gpu_writes_each_instance_once_and_a_rerun_makes_no_calls(
     tmp_path: Path,
@@ -143,15 +175,7 @@ def test_predict_with_vllm_on_the_gpu_writes_each_instance_once_and_a_rerun_make
                      cache_path=str(tmp_path / "cache.sqlite"))  # fmt: skip
 
     def predict(out: str, *more: str) -> dict:
-        cli = [
-            sys.executable,
-            "-c",
-            "from admitdx.cli import main; main()",
-            "predict",
-            "--dataset",
-            str(dataset),
-        ]
-        cli += ["--system", "qwen", "--out", str(tmp_path / out), "--config", str(config), *more]
+        cli = predict_command(dataset, "qwen", tmp_path / out, config, *more)
         done = subprocess.run(cli, capture_output=True, text=True, timeout=1800)
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads((tmp_path / out / "manifest.json").read_text())["outputs"]["fit"]

@@ -33,6 +33,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from functools import partial
+from types import ModuleType
 from typing import Any
 
 from admitdx.executors.answers import cached_completion, fresh_completion
@@ -77,6 +78,32 @@ def answer_row(row: dict[str, Any]) -> dict[str, Any]:
         "completion_tokens": int(row["num_generated_tokens"]),
         "latency_s": float(row["time_taken_llm"]),
     }
+
+
+def pipeline(
+    llm: ModuleType,
+    dataset: Any,
+    *,
+    model: str,
+    replicas: int,
+    batch_size: int,
+    sampling: dict[str, Any],
+    guided: bool,
+) -> Any:
+    """The lazy Ray Data pipeline (``llm`` is ``ray.data.llm``): rows ``{i, request}`` in, answered rows
+    out. Failed rows are kept with ``__inference_error__`` rather than failing the run."""
+    processor = llm.build_processor(
+        llm.vLLMEngineProcessorConfig(
+            model_source=model,
+            concurrency=replicas,
+            batch_size=batch_size,
+            should_continue_on_error=True,
+            log_engine_metrics=False,
+        ),
+        preprocess=partial(engine_row, sampling=sampling, guided=guided),
+        postprocess=answer_row,
+    )
+    return processor(dataset)
 
 
 class VllmExecutor:
@@ -145,6 +172,7 @@ class VllmExecutor:
                     hint="set `structured: none` for this system to send none",
                 )
             chunk.append({"i": i, "request": json.dumps(asdict(req))})
+            self._counts["requests"] += 1
             if len(chunk) == CHUNK_ROWS:
                 parts.append(self.ray.data.from_items(chunk))
                 chunk = []
@@ -156,20 +184,17 @@ class VllmExecutor:
     def _generate(self, client: LLMClient, dataset: Any) -> Iterator[tuple[int, Completion]]:
         """Run the one pipeline and yield each answer as its row comes back."""
         sampling = client.config.sampling()
-        processor = self.llm.build_processor(
-            self.llm.vLLMEngineProcessorConfig(
-                model_source=self.model,
-                concurrency=self.replicas,
-                batch_size=self.batch_size,
-                should_continue_on_error=True,
-                log_engine_metrics=False,
-            ),
-            preprocess=partial(engine_row, sampling=sampling, guided=client.config.structured != "none"),
-            postprocess=answer_row,
+        rows = pipeline(
+            self.llm,
+            dataset,
+            model=self.model,
+            replicas=self.replicas,
+            batch_size=self.batch_size,
+            sampling=sampling,
+            guided=client.config.structured != "none",
         )
         failed: list[tuple[int, str]] = []
-        for row in processor(dataset).iter_rows():
-            self._counts["requests"] += 1
+        for row in rows.iter_rows():
             if row.get("__inference_error__"):
                 self._counts["failures"] += 1
                 failed.append((int(row["i"]), str(row["__inference_error__"])))
