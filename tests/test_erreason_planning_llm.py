@@ -86,6 +86,19 @@ def test_llm_system_asks_for_and_reads_the_parts() -> None:
     assert half.answer is None and half.parse_error == "the answer lacks decision_factors, treatment_plan"
 
 
+def test_few_shot_exemplar_shows_the_three_parts() -> None:
+    """A planning exemplar is shown as the answer object the model must write (all three parts)."""
+    system = LLMPredictor(task=PLANNING, prompt="few-shot", k=1, base_url="http://127.0.0.1:9/v1", model="m")
+    target = {"rule_out": "ACS, PE", "decision_factors": "troponin, D-dimer", "treatment_plan": "aspirin"}
+    system.fit(
+        [Instance("t1", 2, PLANNING.name, "train", {}, "Chief complaint: chest pain", [], target=target)]
+    )
+    inst = Instance("p1", 1, PLANNING.name, "test", {}, "Chief complaint: chest pressure", [])
+    messages = system.request(inst).messages
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert json.loads(messages[2]["content"]) == target
+
+
 @pytest.fixture(scope="module")
 def planning(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("planning-llm")
