@@ -56,6 +56,8 @@ def test_help_lists_the_tasks_and_an_example() -> None:
     assert "one of acuity, one-liner, planning, diagnosis, disposition" in text
     assert "planning: --erreason (er-reason-release-planning);" in text  # no --mimic member
     assert "--note-chars" in text and "[--erreason only]" in text and "[--mimic only]" in text
+    listing = _flat(RUNNER.invoke(app, ["tasks"]).output)
+    assert "admitdx build er-reason --task acuity|one-liner|planning|diagnosis|disposition" in listing
 
 
 def test_family_members_are_the_registered_specs() -> None:

@@ -262,7 +262,13 @@ def tasks() -> None:
         answer = spec.answer + (f" ({', '.join(spec.categories)})" if spec.categories else "")
         table.add_row(spec.name, answer, spec.matcher or "—", spec.suite, spec.summary)
     console = Console()
-    Console(file=console.file, width=max(console.width, 150), force_terminal=console.is_terminal).print(table)
+    wide = Console(file=console.file, width=max(console.width, 150), force_terminal=console.is_terminal)
+    wide.print(table)
+    for family in families().values():
+        wide.print(
+            f"\n{family.name}: `admitdx build {family.name} --task {'|'.join(family.tasks)}` builds the task "
+            f"from {' or '.join(f'--{o}' for o in family.source_options)} (one of the tasks above)."
+        )
 
 
 _RATIONALES_HELP = "rationales.jsonl of `admitdx rationale`: reasoning before the diagnoses (CoT SFT)."
