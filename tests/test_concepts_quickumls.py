@@ -11,19 +11,15 @@ by hand from the strings below.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from tests.planning_data import score, write_planning_run
 
-from admitdx.cli import app
-from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
-from admitdx.jsonl import write_jsonl
 from admitdx.metrics.concepts import concept_recall, offline_available
 from admitdx.metrics.concepts_umls import QuickUmlsExtractor, quickumls_available
 
@@ -121,38 +117,17 @@ def test_missing_stopwords_or_index_are_usage_errors(tmp_path: Path, monkeypatch
 
 
 def test_score_with_quickumls_names_the_extractor(umls_index: Path, stopwords: None, tmp_path: Path) -> None:
-    task = "er-reason-release-planning"
     target = {
         "rule_out": "Pneumonia, pulmonary embolism, pneumothorax.",
         "treatment_plan": "Aspirin and heparin.",
     }
-    instances = [Instance(f"i{k}", k + 1, task, "test", {}, "record", [], target=target) for k in range(2)]
     answers = [
         {"rule_out": "pneumonia; no pulmonary embolism", "treatment_plan": "heparin"},  # 1/3 and 1/2
         {"rule_out": "pneumothorax or lung infection", "treatment_plan": "aspirin, heparin"},  # 2/3 and 2/2
     ]
-    ds, run, out = tmp_path / "ds", tmp_path / "sys", tmp_path / "out"
-    write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
-    write_jsonl(
-        run / "predictions.jsonl",
-        (Prediction(f"i{k}", "sys", [], answer=a).to_dict() for k, a in enumerate(answers)),
-    )
-    args = [
-        "score",
-        "--dataset",
-        str(ds),
-        "--predictions",
-        str(run),
-        "--out",
-        str(out),
-        "--n-bootstrap",
-        "20",
-    ]
-    result = CliRunner().invoke(
-        app, [*args, "--concept-extractor", "quickumls", "--umls-index", str(umls_index)]
-    )
-    assert result.exit_code == 0, result.output
-    results = json.loads((out / "results.json").read_text())
+    ds, run = write_planning_run(tmp_path, [target, target], answers)
+    umls = ("--concept-extractor", "quickumls")
+    results = score(ds, run, tmp_path / "out", *umls, "--umls-index", str(umls_index))
     assert results["concept_extractor"] == "quickumls"
     assert results["concept_extractor_params"]["index"] == str(umls_index.resolve())
     metrics = results["systems"][0]["metrics"]
@@ -163,7 +138,6 @@ def test_score_with_quickumls_names_the_extractor(umls_index: Path, stopwords: N
         ([], "--umls-index"),
         (["--umls-index", str(tmp_path)], "python -m quickumls.install"),
     ):
-        result = CliRunner().invoke(app, [*args, "--concept-extractor", "quickumls", *extra])
-        error = result.exception
-        assert isinstance(error, UsageError) and error.exit_code == 2, result.output
-        assert says in (error.hint or "")
+        with pytest.raises(UsageError) as e:
+            score(ds, run, tmp_path / "bad", *umls, *extra)
+        assert e.value.exit_code == 2 and says in (e.value.hint or "")

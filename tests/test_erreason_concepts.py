@@ -5,15 +5,14 @@ suite through `admitdx score` (the results name the extractor)."""
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import pytest
+from tests.planning_data import score, write_planning_run
 from typer.testing import CliRunner
 
 from admitdx.cli import app
-from admitdx.contracts import Instance, Prediction
-from admitdx.jsonl import write_jsonl
+from admitdx.errors import UsageError
 from admitdx.metrics.concepts import concept_recall, get_extractor, offline_available
 
 pytestmark = pytest.mark.skipif(not offline_available(), reason="the concepts extra is not installed")
@@ -37,41 +36,19 @@ def test_offline_extractor_concepts_and_negation() -> None:
 
 
 def test_text_suite_reports_concept_recall_and_its_extractor(tmp_path: Path) -> None:
-    task = "er-reason-release-planning"
     target = {
         "rule_out": "Pneumonia, pulmonary embolism, pneumothorax.",
         "treatment_plan": "Aspirin and heparin.",
     }
-    instances = [
-        Instance("i0", 1, task, "test", {}, "record", [], target=target),
-        Instance("i1", 2, task, "test", {}, "record", [], target=target),
-    ]
     answers = [
         {"rule_out": "pneumonia; no pulmonary embolism", "treatment_plan": "heparin"},  # 1/3 and 1/2
         {"rule_out": "pneumothorax or pulmonary embolism", "treatment_plan": "aspirin, heparin"},  # 2/3, 2/2
     ]
-    ds, run = tmp_path / "ds", tmp_path / "sys"
-    write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
-    write_jsonl(
-        run / "predictions.jsonl",
-        (Prediction(f"i{k}", "sys", [], answer=a).to_dict() for k, a in enumerate(answers)),
-    )
+    ds, run = write_planning_run(tmp_path, [target, target], answers)
     out = tmp_path / "out"
-    args = [
-        "score",
-        "--dataset",
-        str(ds),
-        "--predictions",
-        str(run),
-        "--out",
-        str(out),
-        "--n-bootstrap",
-        "50",
-    ]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    results = json.loads((out / "results.json").read_text())
+    results = score(ds, run, out)
     assert results["concept_extractor"] == "offline"
+    assert len(results["concept_extractor_params"]["lexicon"]) == 16  # the cached tables' key
     assert "rule_out.concept_recall" in results["headline_metrics"]
     metrics = results["systems"][0]["metrics"]
     assert metrics["rule_out.concept_recall"]["value"] == pytest.approx((1 / 3 + 2 / 3) / 2)
@@ -85,6 +62,13 @@ def test_text_suite_reports_concept_recall_and_its_extractor(tmp_path: Path) -> 
     assert drawn["rule_out.concept_recall"] == pytest.approx(0.5)
     assert drawn["treatment_plan.concept_recall"] == pytest.approx(0.75)
     assert (figures / "rouge_rule_out.svg").is_file() and (figures / "rouge_treatment_plan.svg").is_file()
+
+
+def test_an_unknown_extractor_is_a_usage_error(tmp_path: Path) -> None:
+    ds, run = write_planning_run(tmp_path, [{"rule_out": "Pneumonia."}], [{"rule_out": "pneumonia"}])
+    with pytest.raises(UsageError, match="unknown concept extractor 'ctakes'") as e:
+        score(ds, run, tmp_path / "out", "--concept-extractor", "ctakes")
+    assert "offline, quickumls, llm_judge" in (e.value.hint or "")
 
 
 def test_lexicons_are_cached_on_disk_keyed_by_package_versions(

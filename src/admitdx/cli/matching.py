@@ -185,7 +185,45 @@ def agree(
     console.print(f"→ {out}")
 
 
+def judge_concepts(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
+    predictions: Annotated[
+        list[Path], typer.Option("--predictions", help="Predictions directory; repeat for several.")
+    ],
+    config: Annotated[Path | None, typer.Option("--config", help="YAML mapping of judge parameters.")] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--set", help="Judge parameter KEY=VALUE (repeatable).")
+    ] = None,
+) -> None:
+    """LLM-judged concept recall of text answers (ER-Reason planning): a model lists each physician
+    rationale's concepts, then which of them the answer covers, into PREDICTIONS/concepts/llm_judge.jsonl;
+    `admitdx score --concept-extractor llm_judge` reads it. Parameters: llm (LLM options), local
+    (start the bundled llama.cpp server), allow_hosts, list_prompt, cover_prompt. Cached: a rerun
+    asks the model nothing it has answered.
+
+    Example: admitdx judge-concepts --dataset runs/planning --predictions runs/llm --set local=true
+    """
+    from admitdx.matching.concept_judge import ConceptJudge, run_concept_judge
+
+    try:
+        judge = ConceptJudge(**_params(config, param or []))
+    except TypeError as e:
+        raise UsageError(f"bad parameters for judge-concepts: {e}", hint="see help(ConceptJudge)") from e
+    console = Console(stderr=True)
+    try:
+        for directory in predictions:
+            s = run_concept_judge(judge, dataset, directory)
+            console.print(
+                f"{directory}: {s['parts']} rationale parts judged, {s['listing_failures']} unreadable "
+                f"listings, {s['cover_failures']} unreadable judgements, {s['dropped_entries']} dropped "
+                f"entries, {s['model_calls']} model calls ({s['llm_cache_hits']} from cache)"
+            )
+    finally:
+        judge.close()
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``match`` and ``agree`` to the root app."""
+    """Add ``match``, ``agree`` and ``judge-concepts`` to the root app."""
     app.command("match")(match)
     app.command("agree")(agree)
+    app.command("judge-concepts")(judge_concepts)
