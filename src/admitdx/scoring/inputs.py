@@ -1,58 +1,134 @@
-"""One system's predictions (and, for matched tasks, its cached matches) as the scorer reads them."""
+"""One system's predictions (and, for matched tasks, its cached matches) as the scorer reads them.
+
+The lines are kept as read (JSON objects), not turned into :class:`~admitdx.contracts.Prediction`
+and :class:`~admitdx.contracts.Match` dataclasses: a run of 10k encounters × 5 systems reads 5·10^4
+predictions with ~1.6·10^5 items, and building those objects cost more than all of the EarlyDx
+suite's arithmetic. Suites that flatten items into arrays (EarlyDx) read the records;
+:attr:`SystemInput.predictions` builds the dataclasses on first use for the suites that want them.
+Reading checks every line's shape as the dataclasses would need it, so a damaged file is refused
+here, naming the file and line, whichever suite scores it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
-from admitdx.contracts import MATCHES_DIR, PREDICTIONS_FILE, Match, Prediction, load_predictions
+from admitdx.contracts import MATCHES_DIR, PREDICTIONS_FILE, Prediction
 from admitdx.errors import InputError, UsageError
-from admitdx.jsonl import read_jsonl
+from admitdx.jsonl import read_jsonl_numbered
+
+Record = dict[str, Any]
 
 
 @dataclass
 class SystemInput:
     name: str
     directory: Path
-    predictions: dict[str, Prediction]  # evaluated instances only
-    matches: dict[str, Match]  # empty for tasks scored without a matcher
+    records: dict[str, Record]  # evaluated instances only: instance id → the prediction line as read
+    pairs: dict[str, list[list[int]]]  # instance id → its match pairs; empty for tasks without a matcher
     outside_split: int  # predictions for instances outside the evaluated split
+
+    @cached_property
+    def predictions(self) -> dict[str, Prediction]:
+        """The records as :class:`Prediction` objects (built on first use)."""
+        return {k: Prediction.from_dict(r) for k, r in self.records.items()}
 
 
 def load_system(directory: Path, matcher: str | None, eval_ids: set[str]) -> SystemInput:
-    """Read a predictions directory; ``matcher`` None reads no matches (category and text tasks)."""
-    preds = load_predictions(directory)
-    by_id: dict[str, Prediction] = {}
-    for p in preds:
-        if p.instance_id in by_id:
+    """Read a predictions directory; ``matcher`` None reads no matches (category and text tasks).
+
+    Every record keeps its line as read, with ``items`` filled in ([]) where a line has none, so
+    that scorers index it directly."""
+    path = Path(directory) / PREDICTIONS_FILE
+    if not path.is_file():
+        raise UsageError(
+            f"{directory} holds no predictions ({PREDICTIONS_FILE} is missing)",
+            hint=f"run `admitdx predict --dataset DIR --system NAME --out {directory}` first",
+        )
+    by_id: dict[str, Record] = {}
+    names: set[str] = set()
+    for line, record in read_jsonl_numbered(path):
+        # the checks inline, in one pass: this loop runs once per prediction line
+        instance_id = record.get("instance_id")
+        items = record.setdefault("items", [])
+        if type(instance_id) is not str or "system" not in record or type(items) is not list:
+            _refuse_prediction(record, path, line)
+        for item in items:
+            if type(item) is not dict or "text" not in item:
+                _refuse_prediction(record, path, line)
+        if instance_id in by_id:
             raise InputError(
-                f"instance {p.instance_id} has two predictions",
-                table=str(directory / PREDICTIONS_FILE),
+                f"instance {instance_id} has two predictions",
+                table=str(path),
+                row=line,
                 hint="a prediction run must predict each instance once; rerun `admitdx predict`",
             )
-        by_id[p.instance_id] = p
-    matches: dict[str, Match] = {}
-    if matcher is not None:
-        path = directory / MATCHES_DIR / f"{matcher}.jsonl"
-        if not path.exists():
-            raise UsageError(
-                f"{directory} has no matches by the {matcher!r} matcher ({path} is missing)",
-                hint=f"run `admitdx match --dataset DIR --predictions {directory} --matcher {matcher}` first",
-            )
-        matches = {m.instance_id: m for m in (Match.from_dict(d) for d in read_jsonl(path))}
-    names = {p.system for p in preds}
-    name = names.pop() if len(names) == 1 else directory.name
+        by_id[instance_id] = record
+        names.add(record["system"])
+    pairs = _read_pairs(Path(directory), matcher) if matcher is not None else {}
+    name = names.pop() if len(names) == 1 else Path(directory).name
     outside = sum(i not in eval_ids for i in by_id)
-    return SystemInput(name, directory, {k: v for k, v in by_id.items() if k in eval_ids}, matches, outside)
+    records = {k: v for k, v in by_id.items() if k in eval_ids}
+    return SystemInput(name, Path(directory), records, pairs, outside)
+
+
+def _refuse_prediction(record: Record, path: Path, line: int) -> None:
+    """Say what :class:`Prediction` misses in a line: an instance id (a string), a system, a list
+    of items each with a text."""
+    missing = [k for k in ("instance_id", "system") if k not in record]
+    items = record["items"]
+    if missing:
+        problem = "no " + " and no ".join(missing)
+    elif not isinstance(record["instance_id"], str):
+        problem = "its instance_id is not a string"
+    elif not isinstance(items, list):
+        problem = "its items are not a list"
+    else:
+        k = next(k for k, item in enumerate(items) if not (isinstance(item, dict) and "text" in item))
+        problem = f"item {k} is not an object with a text"
+    raise InputError(
+        f"not a prediction: {problem}",
+        table=str(path),
+        row=line,
+        hint="the file was edited or damaged; restore it, or rerun `admitdx predict`",
+    )
+
+
+def _read_pairs(directory: Path, matcher: str) -> dict[str, list[list[int]]]:
+    """Instance id → match pairs from ``matches/<matcher>.jsonl`` (a later line for the same
+    instance wins, as before); each pair is a (prediction index, reference index) list."""
+    path = directory / MATCHES_DIR / f"{matcher}.jsonl"
+    if not path.exists():
+        raise UsageError(
+            f"{directory} has no matches by the {matcher!r} matcher ({path} is missing)",
+            hint=f"run `admitdx match --dataset DIR --predictions {directory} --matcher {matcher}` first",
+        )
+    out: dict[str, list[list[int]]] = {}
+    for line, record in read_jsonl_numbered(path):
+        pairs = record.get("pairs", [])
+        ok = "instance_id" in record and "system" in record and "matcher" in record and type(pairs) is list
+        for pair in pairs if ok else ():
+            if type(pair) is not list or len(pair) != 2:
+                ok = False
+        if not ok:
+            raise InputError(
+                "not a match: it needs an instance_id, a system, a matcher and pairs of two indices",
+                table=str(path),
+                row=line,
+                hint="the file was edited or damaged; delete it and rerun `admitdx match` "
+                f"(--matcher {matcher})",
+            )
+        out[record["instance_id"]] = pairs
+    return out
 
 
 def require_matches(system: SystemInput, instance_ids: list[str]) -> None:
     """Every non-empty prediction of a matched task has its pairs (else matching is unfinished)."""
-    unmatched = [
-        i
-        for i in instance_ids
-        if i in system.predictions and system.predictions[i].items and i not in system.matches
-    ]
+    records, pairs = system.records, system.pairs
+    unmatched = [i for i in instance_ids if i in records and records[i]["items"] and i not in pairs]
     if unmatched:
         raise UsageError(
             f"{system.directory}: {len(unmatched)} predictions have no match (e.g. {unmatched[0]})",

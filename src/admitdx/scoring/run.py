@@ -206,14 +206,14 @@ def _common(
 ) -> tuple[list[Instance], list[SystemInput]]:
     """``--common``: the encounters every system predicted, and each system's predictions of them
     (one shared set, so paired tests and rankings compare like with like when runs are partial)."""
-    covered = [i for i in instances if all(i.id in s.predictions for s in systems)]
+    covered = [i for i in instances if all(i.id in s.records for s in systems)]
     if not covered:
         raise UsageError(
             "no encounter was predicted by every system: --common leaves nothing to score",
             hint="finish the prediction runs, or score without --common",
         )
     ids = {i.id for i in covered}
-    kept = [replace(s, predictions={k: p for k, p in s.predictions.items() if k in ids}) for s in systems]
+    kept = [replace(s, records={k: r for k, r in s.records.items() if k in ids}) for s in systems]
     return covered, kept
 
 
@@ -242,7 +242,7 @@ def _checked_run(
                 "to score what is there (recorded in the results)",
             )
         record["incomplete"] = "allowed by --allow-incomplete"
-    if not system.predictions:
+    if not system.records:
         raise UsageError(
             f"{system.directory} has no prediction for any instance of the {params.split!r} split",
             hint="check --predictions and --split, or run `admitdx predict` first",
@@ -253,7 +253,7 @@ def _checked_run(
 def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
     """The part of a system's results entry every suite shares: who it is and what was counted."""
     description = system_description(system.directory)
-    preds = system.predictions.values()
+    preds = system.records.values()
     return {
         "name": system.name,
         "predictions_dir": str(system.directory),
@@ -263,7 +263,7 @@ def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
             "instances": n_instances,
             "predictions": len(preds),
             "missing": n_instances - len(preds),
-            "parse_errors": sum(1 for p in preds if p.parse_error),
+            "parse_errors": sum(1 for p in preds if p.get("parse_error")),
             "outside_split": system.outside_split,
         },
     }

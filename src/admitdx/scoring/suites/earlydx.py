@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from admitdx.contracts import Instance, Match, Prediction
+from admitdx.contracts import Instance
 from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, earlydx, graded, subgroups, timecritical
 from admitdx.metrics.batch import AnswerBatch, LabelBatch
 from admitdx.metrics.ratios import Ratio, evaluate, stack_columns
-from admitdx.scoring.inputs import SystemInput, require_matches
+from admitdx.scoring.inputs import Record, SystemInput, require_matches
 from admitdx.scoring.sample_size import track_sample_sizes
 from admitdx.scoring.suites.base import Advance, RunContext, SystemScore
 
@@ -55,32 +55,63 @@ def count_columns(answers: AnswerBatch, settings: EncounterSettings) -> dict[str
 
 def instance_records(
     instances: Sequence[Instance],
-    predictions: Sequence[Prediction | None],
-    matches: Sequence[Match | None],
+    predictions: Sequence[Record | None],
+    pairs: Sequence[list[list[int]] | None],
     columns: dict[str, np.ndarray],
     settings: EncounterSettings,
 ) -> list[dict[str, Any]]:
-    """One short record per encounter for ``per_instance.jsonl``."""
+    """One short record per encounter for ``per_instance.jsonl`` (``predictions`` and ``pairs``
+    as read, None where an encounter has none)."""
     keys = _record_keys(settings.tracks)
-    counts = zip(*(columns[k].tolist() for k in keys), strict=True)
-    recorded, flagged = (_condition_names(columns, kind, len(instances)) for kind in ("recorded", "flagged"))
-    return [
-        {
-            "instance_id": inst.id,
-            "subject_id": inst.subject_id,
-            "n_predictions": len(prediction.items) if prediction else 0,
-            "n_references": len(inst.references),
-            "pairs": [list(p) for p in match.pairs] if match else [],
-            "missing_prediction": prediction is None,
-            "parse_error": bool(prediction and prediction.parse_error),
-            **dict(zip(keys, values, strict=True)),
-            "time_critical_recorded": rec,
-            "time_critical_flagged": flag,
-        }
-        for inst, prediction, match, values, rec, flag in zip(
-            instances, predictions, matches, counts, recorded, flagged, strict=True
-        )
+    n = len(instances)
+    fields = (
+        [i.id for i in instances],
+        [i.subject_id for i in instances],
+        [len(p["items"]) if p is not None else 0 for p in predictions],
+        [len(i.references) for i in instances],
+        [ps or [] for ps in pairs],
+        [p is None for p in predictions],
+        [p is not None and bool(p.get("parse_error")) for p in predictions],
+        *(columns[k].tolist() for k in keys),
+        *(_condition_names(columns, kind, n) for kind in ("recorded", "flagged")),
+    )
+    names = (*_RECORD_FIELDS, *keys, "time_critical_recorded", "time_critical_flagged")
+    return [dict(zip(names, row, strict=True)) for row in zip(*fields, strict=True)]
+
+
+_RECORD_FIELDS = (
+    "instance_id",
+    "subject_id",
+    "n_predictions",
+    "n_references",
+    "pairs",
+    "missing_prediction",
+    "parse_error",
+)
+
+
+def answer_batch(
+    labels: LabelBatch,
+    predictions: Sequence[Record | None],
+    pairs: Sequence[list[list[int]] | None],
+    ids: Sequence[str],
+    budget: int | None,
+) -> AnswerBatch:
+    """One system's items and pairs as flat arrays, straight from the prediction and match lines
+    (``budget``: only each encounter's first k items, and the pairs among them, count)."""
+    items = [(r["items"] if budget is None else r["items"][:budget]) if r else [] for r in predictions]
+    flat = [item for xs in items for item in xs]
+    kept = [
+        (ps if budget is None else [pair for pair in ps if pair[0] < budget]) if ps else [] for ps in pairs
     ]
+    return AnswerBatch.from_flat(
+        labels,
+        [len(xs) for xs in items],
+        [item["text"] for item in flat],
+        [item.get("status") == "suspected" for item in flat],
+        kept,
+        ids,
+    )
 
 
 def _condition_names(columns: dict[str, np.ndarray], kind: str, n: int) -> list[list[str]]:
@@ -154,7 +185,7 @@ def _universes(
             for inst in ctx.instances
         ]
         out[track] = bootstrap.universe(
-            ctx.subjects, np.array(contributes), ctx.params.n_bootstrap, ctx.params.seed
+            ctx.subjects, np.array(contributes), ctx.params.n_bootstrap, ctx.params.seed, ctx.weights
         )
     return out
 
@@ -233,16 +264,11 @@ class EarlyDxSuite:
     ) -> SystemScore:
         settings: EncounterSettings = run["_settings"]
         ratios: list[Ratio] = run["_ratios"]
-        require_matches(system, [i.id for i in ctx.instances])
-        predictions = [system.predictions.get(i.id) for i in ctx.instances]
-        matches = [system.matches.get(i.id) for i in ctx.instances]
-        k = ctx.params.budget
-        answers = AnswerBatch(
-            run["_labels"],
-            [(p.items if k is None else p.items[:k]) if p else [] for p in predictions],
-            [[pair for pair in m.pairs if k is None or pair[0] < k] if m else [] for m in matches],
-            [i.id for i in ctx.instances],
-        )
+        ids = [i.id for i in ctx.instances]
+        require_matches(system, ids)
+        predictions = [system.records.get(i) for i in ids]
+        pairs = [system.pairs.get(i) for i in ids]
+        answers = answer_batch(run["_labels"], predictions, pairs, ids, ctx.params.budget)
         columns = count_columns(answers, settings)
         if advance:
             advance(len(ctx.instances), 0)
@@ -255,11 +281,11 @@ class EarlyDxSuite:
         replicates = _replicates(ctx, run["_universes"], settings, headline, names, matrix)
         cis = bootstrap.intervals(replicates, ctx.params.confidence)
         f1 = next(r for r in ratios if r.name == f"{settings.graded_track}.micro_f1")
-        preds = system.predictions.values()
+        all_items = [item for r in system.records.values() for item in r["items"]]
         fields = {
             "counts": {
-                "predicted_items": sum(len(p.items) for p in preds),
-                "suspected_items": sum(1 for p in preds for it in p.items if it.status == "suspected"),
+                "predicted_items": len(all_items),
+                "suspected_items": sum(1 for it in all_items if it.get("status") == "suspected"),
             },
             "metrics": {
                 k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()
@@ -275,7 +301,7 @@ class EarlyDxSuite:
             "per_condition_f1": timecritical.per_condition_f1(point),
             "sample_size": track_sample_sizes(names, matrix, ctx.subjects, settings.tracks),
         }
-        records = instance_records(ctx.instances, predictions, matches, columns, settings)
+        records = instance_records(ctx.instances, predictions, pairs, columns, settings)
         return SystemScore(fields, replicates, records)
 
     def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
