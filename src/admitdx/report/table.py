@@ -77,6 +77,10 @@ def render_table(results: dict[str, Any]) -> str:
         lines += ["", f"> A subset: scored on {results['subset']}, not on the whole test split."]
     if results.get("tracks_note"):
         lines += ["", f"> {results['tracks_note']}"]
+    if results.get("concept_extractor"):  # ER-Reason planning: which extractor found the concepts
+        lines += ["", f"> Concept recall: concepts by `{results['concept_extractor']}` (score option)."]
+    elif results.get("concept_recall_skipped"):
+        lines += ["", f"> Concept recall not scored: {results['concept_recall_skipped']}."]
     suite = results.get("suite", "earlydx")
     lines += _earlydx_blocks(results) if suite == "earlydx" else _headline_block(results)
     if suite == "clinibench":
