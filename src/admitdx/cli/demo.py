@@ -30,15 +30,31 @@ def demo(
     llm: Annotated[
         bool, typer.Option("--llm/--no-llm", help="Run the local SmolLM2 steps (needs admitdx[local]).")
     ] = True,
+    other_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--other-tasks/--earlydx-only",
+            help="Also CliniBench (hosp, ICD-10) and the ER-Reason acuity and disposition tasks.",
+        ),
+    ] = _defaults.other_tasks,
 ) -> None:
-    """Generate a synthetic MIMIC-IV, build EarlyDx, audit, run five systems, match, score and report.
+    """Generate a synthetic MIMIC-IV, build EarlyDx, audit, run five systems, match, score and report;
+    then CliniBench (hosp, ICD-10) and the MIMIC-IV-ED ER-Reason acuity and disposition tasks on the
+    same root, each with its baselines and the local model on a small subset, scored and reported.
 
     Resumable: rerun after Ctrl-C and finished stages are reused. The local SmolLM2-135M model
     proves the LLM path end to end; it has no clinical skill.
 
     Example: admitdx demo --out admitdx-demo
     """
-    params = DemoParams(out=out, patients=patients, seed=seed, test_fraction=test_fraction, use_llm=llm)
+    params = DemoParams(
+        out=out,
+        patients=patients,
+        seed=seed,
+        test_fraction=test_fraction,
+        use_llm=llm,
+        other_tasks=other_tasks,
+    )
     console = Console(stderr=True)
     try:
         run_demo(params, console)

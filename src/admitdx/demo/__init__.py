@@ -1,0 +1,35 @@
+"""``admitdx demo``: the whole pipeline on synthetic data, with the embedded local model when present.
+
+synthetic MIMIC-IV → EarlyDx (build, rule-based audit + an LLM audit sample, five systems,
+embedding matching + LLM judge, scoring with bootstrap intervals, report) → CliniBench (hosp,
+ICD-10) and the MIMIC-IV-ED ER-Reason acuity and disposition tasks on the same root (build,
+baselines, the local model on a documented subset, scoring, report per task).
+
+Output layout under ``out`` (``admitdx-demo``): ``mimic/`` (the synthetic root); EarlyDx's
+``earlydx/``, ``earlydx-audited/``, ``predictions/``, ``report/`` and, with the local model,
+``earlydx-llm-subset/``, ``predictions-llm-subset/``, ``report-llm-subset/``, ``llm-audit/``; and one
+folder per other task (``clinibench/``, ``er-reason-acuity/``, ``er-reason-disposition/``) holding
+``dataset/``, ``predictions/``, ``report/`` and, with the local model, ``dataset-llm-subset/``,
+``predictions-llm-subset/``, ``report-llm-subset/``. The demo ends by listing every report.
+
+Every step writes its usual directory and is resumable, so a rerun after Ctrl-C picks up where it
+stopped and a finished demo reruns in seconds.
+
+LLM speed (issue 12, measured with ``bench/bench_local_server.py`` on a 2-core AMX VM): a
+zero-shot EarlyDx request costs about 8.5 CPU-seconds on one core (5.6 for its ≈620 prompt tokens,
+2.9 for its ≈75 answer tokens), an audit request about 6.8, so the 24 predictions and the judge
+need some 240 CPU-seconds and the audit's 12–14 labels another 90. One llama.cpp server uses one
+thread (more threads spin at barriers and collapse on a busy machine), so while the foreground
+keeps one core on EarlyDx's predictions and judge, a background thread uses the other: the LLM
+audit on its own single-thread server, then the other tasks (their builds, baselines, scoring
+and their own small local-model subsets: 3 CliniBench notes few-shot, 8 stays per ER-Reason
+task with an enum answer of at most 24 tokens). Every answer is bounded by ``llm_max_tokens``:
+answers take 40–100 tokens, and SmolLM2 sometimes loops (a 717-token diagnosis list; audit
+quotes of "1.0, 1.0, 1.0, …" in 4 of 14 labels of one run), which now stops at 256 tokens, costs
+about 10 CPU-seconds instead of up to 60, and is counted as unparseable.
+"""
+
+from admitdx.demo.params import DemoParams
+from admitdx.demo.run import run_demo
+
+__all__ = ["DemoParams", "run_demo"]

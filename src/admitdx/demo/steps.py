@@ -1,0 +1,120 @@
+"""The demo's stage machinery: timed steps (printed now, or kept for a stage that runs in the
+background), a background thread whose error reaches the foreground, system runs over a dataset,
+and the documented LLM subset of a dataset."""
+
+from __future__ import annotations
+
+import resource
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from rich.console import Console
+
+from admitdx.contracts import INSTANCES_FILE, load_instances
+from admitdx.jsonl import dumps
+from admitdx.runs import write_manifest
+from admitdx.systems.config import SystemChoice
+from admitdx.systems.runner import run_predictions
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process (all its threads) and of its finished children (the stopped
+    llama.cpp servers): what the demo has cost the machine so far."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class Steps:
+    """Timed steps. In the foreground each line is printed at once; a stage running in a background
+    thread keeps its lines (``buffered``) and the foreground prints them when it collects the
+    stage, so they never cut through the foreground's progress bars."""
+
+    def __init__(self, console: Console, *, buffered: bool = False) -> None:
+        self.console = console
+        self.buffered = buffered
+        self.lines: list[str] = []
+
+    def say(self, line: str) -> None:
+        if self.buffered:
+            self.lines.append(line)
+        else:
+            self.console.print(line)
+
+    @contextmanager
+    def step(self, title: str) -> Iterator[None]:
+        started = time.perf_counter()
+        self.say(f"[bold]▶ {title}[/]")
+        yield
+        self.say(f"   done in {time.perf_counter() - started:.1f} s")
+
+    def flush(self) -> None:
+        for line in self.lines:
+            self.console.print(line)
+        self.lines.clear()
+
+
+def predict_all(
+    steps: Steps, dataset: Path, choices: list[SystemChoice], out: Path, *, show_progress: bool = True
+) -> list[Path]:
+    """Each system over the test split of ``dataset`` into ``out/<name>`` (resumed when done before)."""
+    dirs = []
+    for choice in choices:
+        with steps.step(f"predict: {choice.name} ({dataset.name})"):
+            run = run_predictions(dataset, choice, out / choice.name, show_progress=show_progress)
+            dirs.append(run.out_dir)
+            if run.parse_errors:
+                steps.say(f"   [yellow]{run.parse_errors} unparseable outputs kept and counted[/]")
+    return dirs
+
+
+def llm_subset(dataset: Path, out: Path, n: int) -> Path:
+    """The dataset cut to its non-test splits and its first ``n`` test instances: a dataset of its
+    own (its own fingerprint), so the LLM's run over it is complete and every system is scored
+    against exactly these instances, never against missing predictions."""
+    instances = load_instances(dataset)
+    test = [i for i in instances if i.split == "test"][:n]
+    keep = [i for i in instances if i.split != "test"] + test
+    text = "".join(dumps(i.to_dict()) + "\n" for i in keep)
+    path = out / INSTANCES_FILE
+    if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: runs over it resume
+        out.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        # the report reads this and says, on the page, that its numbers describe a subset
+        write_manifest(out, stage="subset", inputs={"dataset": str(dataset)},
+                       outputs={"subset": f"the first {len(test)} test encounters of {dataset}"})  # fmt: skip
+    return out
+
+
+T = TypeVar("T")
+
+
+class Background(Generic[T]):
+    """``fn()`` in a daemon thread; :meth:`result` waits for it and re-raises its error.
+
+    A daemon, so that Ctrl-C or an error in the foreground does not wait for it: its servers are
+    stopped at exit (``atexit``, ``PR_SET_PDEATHSIG``) and its stages resume on the next run.
+    """
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn,), name="admitdx-demo-llm", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable[[], T]) -> None:
+        try:
+            self._value = fn()
+        except BaseException as e:  # handed to the foreground by result()
+            self._error = e
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
