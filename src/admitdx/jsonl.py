@@ -57,14 +57,38 @@ def _may_differ(line: bytes) -> bool:
 
 
 def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
-    """Write records to ``path`` (replacing it); return the number written."""
+    """Write records to ``path`` (replacing it); return the number written.
+
+    Records are written in chunks of :data:`_CHUNK` lines: orjson writes a chunk, and one look
+    at the whole chunk (not one per line) tells whether it may keep that chunk's bytes."""
     n = 0
     path.parent.mkdir(parents=True, exist_ok=True)
+    chunk: list[dict[str, Any]] = []
     with path.open("wb") as f:
         for record in records:
-            f.write(_dumps_bytes(record) + b"\n")
-            n += 1
-    return n
+            chunk.append(record)
+            if len(chunk) == _CHUNK:
+                f.write(_dumps_chunk(chunk))
+                n += len(chunk)
+                chunk = []
+        f.write(_dumps_chunk(chunk))
+    return n + len(chunk)
+
+
+_CHUNK = 1024
+
+
+def _dumps_chunk(records: list[dict[str, Any]]) -> bytes:
+    """The lines of ``records``, each ended by a newline, byte for byte as :func:`dumps` writes them."""
+    try:
+        text = b"".join(
+            [orjson.dumps(r, option=_ORJSON_OPTIONS | orjson.OPT_APPEND_NEWLINE) for r in records]
+        )
+    except TypeError:
+        text = None
+    if text is None or _may_differ(text):
+        return b"".join([_dumps_bytes(r) + b"\n" for r in records])
+    return text
 
 
 def drop_partial_tail(path: Path) -> bool:

@@ -160,7 +160,7 @@ class AnswerBatch:
         self.item_encounter = np.repeat(np.arange(n, dtype=np.int64), self.n_pred)
         self.texts = texts
         self.suspected = np.fromiter(suspected, dtype=bool, count=len(texts))
-        n_pairs = np.fromiter((len(p) for p in pairs), dtype=np.int64, count=n)
+        n_pairs = np.fromiter(map(len, pairs), dtype=np.int64, count=n)
         self.pair_encounter = np.repeat(np.arange(n, dtype=np.int64), n_pairs)
         flat_pairs = np.array([pair for ps in pairs for pair in ps], dtype=np.int64).reshape(-1, 2)
         self.pair_pred, pair_ref = flat_pairs[:, 0], flat_pairs[:, 1]

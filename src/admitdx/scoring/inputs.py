@@ -128,7 +128,8 @@ def _read_pairs(directory: Path, matcher: str) -> dict[str, list[list[int]]]:
 def require_matches(system: SystemInput, instance_ids: list[str]) -> None:
     """Every non-empty prediction of a matched task has its pairs (else matching is unfinished)."""
     records, pairs = system.records, system.pairs
-    unmatched = [i for i in instance_ids if i in records and records[i]["items"] and i not in pairs]
+    without = records.keys() - pairs.keys()  # set arithmetic first: usually nothing is left
+    unmatched = [i for i in instance_ids if i in without and records[i]["items"]] if without else []
     if unmatched:
         raise UsageError(
             f"{system.directory}: {len(unmatched)} predictions have no match (e.g. {unmatched[0]})",

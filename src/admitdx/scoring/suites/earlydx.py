@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -104,14 +105,11 @@ def answer_batch(
     kept = [
         (ps if budget is None else [pair for pair in ps if pair[0] < budget]) if ps else [] for ps in pairs
     ]
-    return AnswerBatch.from_flat(
-        labels,
-        [len(xs) for xs in items],
-        [item["text"] for item in flat],
-        [item.get("status") == "suspected" for item in flat],
-        kept,
-        ids,
-    )
+    suspected = [item.get("status") == "suspected" for item in flat]
+    return AnswerBatch.from_flat(labels, list(map(len, items)), list(map(_TEXT, flat)), suspected, kept, ids)
+
+
+_TEXT = itemgetter("text")
 
 
 def _condition_names(columns: dict[str, np.ndarray], kind: str, n: int) -> list[list[str]]:
@@ -171,21 +169,20 @@ def headline_names(settings: EncounterSettings) -> list[str]:
 
 
 def _universes(
-    ctx: RunContext, tracks: Sequence[str]
+    ctx: RunContext, tracks: Sequence[str], labels: LabelBatch
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per track, the patients that contribute to it (the authors' bootstrap universe): those with
     an encounter scored on the track — one with a label on it, or every encounter when empty ones
     are scored too. Labels only, so every system is drawn alike."""
     out = {}
     for track in tracks:
-        classes = earlydx.TRACKS[track]
-        contributes = [
-            not ctx.params.skip_empty
-            or any(classes is None or r.evidence_class in classes for r in inst.references)
-            for inst in ctx.instances
-        ]
+        if ctx.params.skip_empty:
+            on_track = labels.encounter[labels.in_classes(earlydx.TRACKS[track])]
+            contributes = np.bincount(on_track, minlength=labels.n) > 0
+        else:
+            contributes = np.ones(labels.n, dtype=bool)
         out[track] = bootstrap.universe(
-            ctx.subjects, np.array(contributes), ctx.params.n_bootstrap, ctx.params.seed, ctx.weights
+            ctx.subjects, contributes, ctx.params.n_bootstrap, ctx.params.seed, ctx.weights
         )
     return out
 
@@ -242,7 +239,8 @@ class EarlyDxSuite:
         settings = EncounterSettings(
             tuple(tracks), primary, ctx.params.skip_empty, ctx.params.time_critical_track
         )
-        universes = _universes(ctx, tracks) if ctx.params.bootstrap_universe == "track" else {}
+        labels = LabelBatch([i.references for i in ctx.instances])  # label-only: shared by systems
+        universes = _universes(ctx, tracks, labels) if ctx.params.bootstrap_universe == "track" else {}
         return {
             "tracks": tracks,
             "tracks_note": note,
@@ -255,7 +253,7 @@ class EarlyDxSuite:
             "time_critical_conditions": [c.name for c in timecritical.TIME_CRITICAL],
             "_settings": settings,
             "_ratios": all_ratios(settings, ctx.params.suspected_weight),
-            "_labels": LabelBatch([i.references for i in ctx.instances]),  # label-only: shared by systems
+            "_labels": labels,
             "_subgroup_labels": [subgroups.subgroup_labels(i.meta) for i in ctx.instances],
         }
 
