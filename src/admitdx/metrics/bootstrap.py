@@ -108,23 +108,10 @@ def replicate_values(
 def intervals(
     replicates: dict[str, np.ndarray], confidence: float = CONFIDENCE
 ) -> dict[str, tuple[float, float] | None]:
-    """Percentile interval of each metric's replicates (None when it was never defined).
-
-    Metrics defined on every replicate take one ``np.percentile`` call together (row by row the
-    same numbers as one call each); the others drop their undefined replicates first."""
+    """Percentile interval of each metric's replicates (None when it was never defined)."""
     lo_q, hi_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
-    out: dict[str, tuple[float, float] | None] = dict.fromkeys(replicates)
-    lengths = {values.shape for values in replicates.values()}
-    whole: list[str] = []
-    if len(lengths) == 1 and len(next(iter(lengths))) == 1:
-        whole = [name for name, values in replicates.items() if np.isfinite(values).all() and values.size]
-    if whole:
-        lo, hi = np.percentile(np.vstack([replicates[name] for name in whole]), [lo_q, hi_q], axis=1)
-        out.update(zip(whole, zip(lo.tolist(), hi.tolist(), strict=True), strict=True))
-    done = set(whole)
+    out: dict[str, tuple[float, float] | None] = {}
     for name, values in replicates.items():
-        if name in done:
-            continue
         finite = values[np.isfinite(values)]
         out[name] = (
             (float(np.percentile(finite, lo_q)), float(np.percentile(finite, hi_q))) if finite.size else None
