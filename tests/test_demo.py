@@ -19,6 +19,7 @@ from admitdx.demo.params import DemoParams
 from admitdx.demo.steps import Steps
 from admitdx.demo.tasks import run_task_demos
 from admitdx.llm.local_server import llama_cpp_available
+from admitdx.tasks.registry import get_task
 
 OTHER_TASKS = {  # folder → (suite, baselines)
     "clinibench": ("clinibench", ["tfidf-threshold", "knn-vote"]),
@@ -81,12 +82,13 @@ def test_demo_scores_and_reports_clinibench_and_the_er_reason_tasks(
         for s in results["systems"]:  # every test instance predicted and scored
             assert s["counts"]["predictions"] == s["counts"]["instances"] == len(test)
             assert s["counts"]["missing"] == 0
-        assert "<svg" in (task_dir / "report" / "report.html").read_text()
+        html = (task_dir / "report" / "report.html").read_text()
+        # CliniBench's section is its table; a category task's has the confusion heatmaps
+        assert '<section id="clinibench">' in html if suite == "clinibench" else "<svg" in html
         # the summary lists where each task's report is
         assert str((task_dir / "report" / "report.html").resolve()) in first.stderr
     cb = _results(tmp_path / "demo" / "clinibench" / "report")
-    assert "clinibench.macro_f1" in cb["systems"][0]["metrics"]
-    assert "CliniBench" in (tmp_path / "demo" / "clinibench" / "report" / "report.html").read_text()
+    assert all(s["metrics"]["clinibench.macro_f1"]["value"] > 0 for s in cb["systems"])
     acuity = _results(tmp_path / "demo" / "er-reason-acuity" / "report")
     majority = acuity["systems"][0]
     accuracy = majority["metrics"]["accuracy"]["value"]
@@ -98,9 +100,10 @@ def test_demo_scores_and_reports_clinibench_and_the_er_reason_tasks(
 
 @pytest.mark.skipif(not llama_cpp_available(), reason="the local LLM needs admitdx[local] (llama-cpp-python)")
 def test_the_local_model_answers_each_other_tasks_subset(
-    demo_run: tuple[Path, subprocess.CompletedProcess[str]],
+    demo_run: tuple[Path, subprocess.CompletedProcess[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tmp_path, _ = demo_run
+    monkeypatch.chdir(tmp_path)  # the LLM cache (.admitdx-cache/) starts empty: every answer is the server's
     out = tmp_path / "demo"
     params = DemoParams(out=out, clinibench_llm_subset=2, er_llm_subset=3)
     outcomes = run_task_demos(
@@ -120,15 +123,9 @@ def test_the_local_model_answers_each_other_tasks_subset(
             if o.demo.task == "clinibench":
                 assert r.get("parse_error") or any(item.get("code") for item in r["items"])
             else:
-                assert r.get("parse_error") or r["answer"] in load_categories(o.demo.task)
+                assert r.get("parse_error") or r["answer"] in get_task(o.demo.task).categories
         counts = o.subset_results["systems"][-1]["counts"]
         assert counts["instances"] == counts["predictions"] == n
         assert counts["parse_errors"] == sum(1 for r in records if r.get("parse_error"))
         manifest = json.loads((llm_dir / "manifest.json").read_text())
         assert manifest["inputs"]["system_inputs"]["local_server"] is True
-
-
-def load_categories(task: str) -> tuple[str, ...]:
-    from admitdx.tasks.registry import get_task
-
-    return get_task(task).categories

@@ -16,23 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from admitdx.auditing.dataset import audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rules import RuleAuditor
 from admitdx.contracts import INSTANCES_FILE, load_instances
 from admitdx.demo.params import DemoParams
-from admitdx.demo.steps import Steps, llm_subset, predict_all
+from admitdx.demo.steps import Steps, llm_subset, predict_all, score_and_report
 from admitdx.jsonl import write_jsonl
 from admitdx.llm.client import LLMClient
 from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
-from admitdx.report.html import write_report
-from admitdx.report.table import TABLE_FILE, write_table
-from admitdx.scoring.run import ScoreParams, score_run
+from admitdx.scoring.run import ScoreParams
 from admitdx.systems.config import SystemChoice
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
 
@@ -63,9 +59,7 @@ def build_and_audit(mimic: Path, out: Path, params: DemoParams, steps: Steps) ->
     return dataset, audited
 
 
-def run_systems(
-    audited: Path, out: Path, params: DemoParams, steps: Steps, console: Console, *, llm: bool
-) -> EarlyDxOutcome:
+def run_systems(audited: Path, out: Path, params: DemoParams, steps: Steps, *, llm: bool) -> EarlyDxOutcome:
     """Predict, match, score and report; with ``llm`` also the local model on its subset and the judge."""
     choices = [SystemChoice(name, name) for name in BASELINES]
     # graded: each diagnosis marked confirmed or suspected, so the report's graded view has data
@@ -100,20 +94,14 @@ def run_systems(
             steps.say(f"   {_agreement_line(result.to_dict())}")
     score_params = ScoreParams(matcher="embedding", seed=params.seed)  # --seed seeds the bootstrap too
     with steps.step("EarlyDx: score (patient-level bootstrap) and report"):
-        results, report = _score(audited, prediction_dirs, out / "report", score_params)
+        results, report = score_and_report(audited, prediction_dirs, out / "report", score_params)
     if not subset_dirs:
         return EarlyDxOutcome(report, results, None, None)
     with steps.step(f"EarlyDx: score and report on the LLM's subset ({params.llm_subset} test encounters)"):
-        subset_results, subset_report = _score(subset, subset_dirs, out / "report-llm-subset", score_params)
+        subset_results, subset_report = score_and_report(
+            subset, subset_dirs, out / "report-llm-subset", score_params
+        )
     return EarlyDxOutcome(report, results, subset_report, subset_results)
-
-
-def _score(
-    dataset: Path, dirs: list[Path], run_dir: Path, params: ScoreParams
-) -> tuple[dict[str, Any], Path]:
-    results = score_run(dataset, dirs, run_dir, params)
-    write_table(results, run_dir / TABLE_FILE)
-    return results, write_report(run_dir)
 
 
 def llm_audit(dataset: Path, out: Path, mimic: Path, params: DemoParams) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def run_demo(params: DemoParams, console: Console) -> Path:
             else "llama-cpp-python is not installed: pip install 'admitdx\\[local]'"
         )
         console.print(f"[yellow]   skipping the local LLM steps ({why})[/]")
-    ed = earlydx.run_systems(audited, out, params, steps, console, llm=llm)
+    ed = earlydx.run_systems(audited, out, params, steps, llm=llm)
     if alongside is not None:
         console.print("[bold]Ran alongside the steps above:[/]")
         tasks = alongside.result()

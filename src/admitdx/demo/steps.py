@@ -1,6 +1,6 @@
 """The demo's stage machinery: timed steps (printed now, or kept for a stage that runs in the
 background), a background thread whose error reaches the foreground, system runs over a dataset,
-and the documented LLM subset of a dataset."""
+scoring with its report, and the documented LLM subset of a dataset."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rich.console import Console
 
 from admitdx.contracts import INSTANCES_FILE, load_instances
 from admitdx.jsonl import dumps
+from admitdx.report.html import write_report
+from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.runs import write_manifest
+from admitdx.scoring.run import ScoreParams, score_run
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
 
@@ -70,6 +73,15 @@ def predict_all(
             if run.parse_errors:
                 steps.say(f"   [yellow]{run.parse_errors} unparseable outputs kept and counted[/]")
     return dirs
+
+
+def score_and_report(
+    dataset: Path, dirs: list[Path], run_dir: Path, params: ScoreParams
+) -> tuple[dict[str, Any], Path]:
+    """Score the prediction directories into ``run_dir``; (the results, the path of report.html)."""
+    results = score_run(dataset, dirs, run_dir, params)
+    write_table(results, run_dir / TABLE_FILE)
+    return results, write_report(run_dir)
 
 
 def llm_subset(dataset: Path, out: Path, n: int) -> Path:

@@ -19,10 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.demo.params import DemoParams
-from admitdx.demo.steps import Steps, llm_subset, predict_all
-from admitdx.report.html import write_report
-from admitdx.report.table import TABLE_FILE, write_table
-from admitdx.scoring.run import ScoreParams, score_run
+from admitdx.demo.steps import Steps, llm_subset, predict_all, score_and_report
+from admitdx.scoring.run import ScoreParams
 from admitdx.systems.config import SystemChoice
 from admitdx.tasks.registry import get_task
 
@@ -100,24 +98,18 @@ def _run_one(
     dirs = predict_all(steps, dataset, list(demo.baselines), out / "predictions", show_progress=not quiet)
     score = ScoreParams(seed=params.seed)  # category and CliniBench suites need no matcher
     with steps.step(f"{demo.title}: score and report"):
-        results = _score_and_report(dataset, dirs, out / "report", score)
-    outcome = TaskOutcome(demo, dataset, counts, out / "report" / "report.html", results)
+        results, report = score_and_report(dataset, dirs, out / "report", score)
+    outcome = TaskOutcome(demo, dataset, counts, report, results)
     if not llm:
         return outcome
     subset = llm_subset(dataset, out / "dataset-llm-subset", demo.llm_subset)
     choices = [*demo.baselines, demo.llm]
     subset_dirs = predict_all(steps, subset, choices, out / "predictions-llm-subset", show_progress=not quiet)
     with steps.step(f"{demo.title}: score and report on the local model's subset ({demo.llm_subset})"):
-        outcome.subset_results = _score_and_report(subset, subset_dirs, out / "report-llm-subset", score)
-    outcome.subset_report = out / "report-llm-subset" / "report.html"
+        outcome.subset_results, outcome.subset_report = score_and_report(
+            subset, subset_dirs, out / "report-llm-subset", score
+        )
     return outcome
-
-
-def _score_and_report(dataset: Path, dirs: list[Path], run_dir: Path, score: ScoreParams) -> dict[str, Any]:
-    results = score_run(dataset, dirs, run_dir, score)
-    write_table(results, run_dir / TABLE_FILE)
-    write_report(run_dir)
-    return results
 
 
 def _counts_line(c: dict[str, Any]) -> str:
