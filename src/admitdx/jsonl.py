@@ -24,9 +24,9 @@ import orjson
 
 from admitdx.errors import InputError
 
-#: every digit as 0, so that one substring test finds a digit before an exponent's "e"
 _BOM = "\ufeff".encode()
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+#: every digit as 0 and "E" as "e", so that one substring test finds a digit before an exponent
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
 #: hand every type orjson would serialize on its own but json refuses (dataclasses, dates, str and
 #: int subclasses) back as a TypeError, so json.dumps decides
 _ORJSON_OPTIONS = (
@@ -52,8 +52,7 @@ def _may_differ(line: bytes) -> bool:
     """Could json.dumps write this record otherwise? Yes where orjson wrote null (NaN or inf are
     null to orjson, an error to json) or a float in exponent or ``0.0000…`` notation; text that
     looks like these inside a string only costs the slow path."""
-    digits = line.translate(_DIGITS_AS_ZERO)
-    return b"null" in line or b"0.0000" in line or b"0e" in digits or b"0E" in digits
+    return b"null" in line or b"0.0000" in line or b"0e" in line.translate(_DIGITS_AS_ZERO)
 
 
 def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
@@ -156,7 +155,7 @@ def _parse_clean(data: bytes) -> list[dict[str, Any]] | None:
         records = [loads(line) for line in data[:-1].split(b"\n")]
     except orjson.JSONDecodeError:
         return None
-    return records if all(type(r) is dict for r in records) else None
+    return records if set(map(type, records)) == {dict} else None
 
 
 def _parse_careful(path: Path, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
