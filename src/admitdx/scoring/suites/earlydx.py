@@ -283,7 +283,7 @@ class EarlyDxSuite:
         fields = {
             "counts": {
                 "predicted_items": len(all_items),
-                "suspected_items": sum(1 for it in all_items if it.get("status") == "suspected"),
+                "suspected_items": [it.get("status") for it in all_items].count("suspected"),
             },
             "metrics": {
                 k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()
