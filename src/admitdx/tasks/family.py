@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from admitdx.errors import UsageError
-from admitdx.tasks.registry import registered
+from admitdx.tasks.registry import add_once, registered
 from admitdx.tasks.spec import TaskSpec
 
 _FAMILIES: dict[str, TaskFamily] = {}
@@ -68,10 +68,7 @@ class TaskFamily:
 
 def register_family(family: TaskFamily) -> TaskFamily:
     """Make ``family`` available as ``admitdx build <family.name> --task …``."""
-    if family.name in _FAMILIES and _FAMILIES[family.name] is not family:
-        raise ValueError(f"task family {family.name!r} registered twice")
-    _FAMILIES[family.name] = family
-    return family
+    return add_once(_FAMILIES, family.name, family, "task family")
 
 
 def families() -> dict[str, TaskFamily]:

@@ -7,20 +7,27 @@ import importlib
 import pkgutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from admitdx.contracts import INSTANCES_FILE, Instance
 from admitdx.errors import InputError, UsageError
 from admitdx.tasks.spec import TaskSpec
 
 _REGISTRY: dict[str, TaskSpec] = {}
+T = TypeVar("T")
 
 
 def register(spec: TaskSpec) -> TaskSpec:
     """Make ``spec`` available as ``admitdx build <name>`` and to every later stage."""
-    if spec.name in _REGISTRY and _REGISTRY[spec.name] is not spec:
-        raise ValueError(f"task {spec.name!r} registered twice")
-    _REGISTRY[spec.name] = spec
-    return spec
+    return add_once(_REGISTRY, spec.name, spec, "task")
+
+
+def add_once(table: dict[str, T], name: str, item: T, kind: str) -> T:
+    """Put ``item`` under ``name``; a second, different item of that name is a programming error."""
+    if name in table and table[name] is not item:
+        raise ValueError(f"{kind} {name!r} registered twice")
+    table[name] = item
+    return item
 
 
 def registered() -> dict[str, TaskSpec]:
