@@ -291,12 +291,21 @@ class LLMPredictor:
         todo = list(instances)
         if self.local is not None and todo:
             self.local.start()
+        # Requests are rendered as the executor pulls them and dropped once answered: a few-shot
+        # prompt is several records long, so a whole test set of them would not fit in memory.
+        pending: dict[int, ChatRequest] = {}
+
+        def requests() -> Iterator[ChatRequest]:
+            for i, inst in enumerate(todo):
+                pending[i] = self.request(inst)
+                yield pending[i]
+
         try:
-            requests = [self.request(inst) for inst in todo]
-            for i, completion in self.executor.map(self.client, requests, self.endpoints):
+            for i, completion in self.executor.map(self.client, requests(), self.endpoints):
+                request = pending.pop(i)
                 prediction = self.to_prediction(todo[i], completion)
                 if self.samples is not None:
-                    self.samples.write(requests[i], completion, prediction)
+                    self.samples.write(request, completion, prediction)
                 yield prediction
         finally:
             stats = self.client.stats
