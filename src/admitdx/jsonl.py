@@ -6,11 +6,13 @@ file, a line that is not JSON or not a JSON object, bytes that are not UTF-8 —
 with an :class:`~admitdx.errors.InputError` naming the file and line. A UTF-8 byte-order mark at
 the start (left by some editors) is accepted.
 
-Both directions use orjson (scoring reads ~10^5 lines and writes ~5·10^4). Reading parses each
-line with it. Writing keeps a line orjson wrote only where it cannot differ from
-:func:`json.dumps`, whose bytes are the format: no ``null`` (orjson writes NaN as null where json
-refuses it) and no float in exponent or ``0.0000…`` notation (the two switch notation at different
-magnitudes); any other line, and any record orjson refuses, goes through ``json.dumps`` as before.
+Both directions use orjson (scoring reads ~10^5 lines and writes ~5·10^4). Reading parses a clean
+file (every line one object, none blank, a newline at the end) in one pass and leaves any other
+file to the careful line-by-line reader, which finds and names what is wrong. Writing keeps a
+line orjson wrote only where it cannot differ from :func:`json.dumps`, whose bytes are the
+format: no ``null`` (orjson writes NaN as null where json refuses it) and no float in exponent or
+``0.0000…`` notation (the two switch notation at different magnitudes); any other line, and any
+record orjson refuses, goes through ``json.dumps`` as before.
 """
 
 from __future__ import annotations
