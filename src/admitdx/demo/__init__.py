@@ -27,6 +27,14 @@ task with an enum answer of at most 24 tokens). Every answer is bounded by ``llm
 answers take 40–100 tokens, and SmolLM2 sometimes loops (a 717-token diagnosis list; audit
 quotes of "1.0, 1.0, 1.0, …" in 4 of 14 labels of one run), which now stops at 256 tokens, costs
 about 10 CPU-seconds instead of up to 60, and is counted as unparseable.
+
+What the other tasks cost (measured 2026-11-30 on the shared 2-core VM, load 4–12, fresh LLM cache):
+83 CPU-s in all (the demo used 496 CPU-s with them and 413 without, run side by side), 74 of them
+the local model: CliniBench 3 few-shot answers of ≈660 prompt and ≈95 answer tokens, 37 CPU-s;
+acuity 8 answers of ≈157 + 9 tokens, 13 CPU-s; disposition 8 of ≈306 + 7 tokens, 24 CPU-s (each
+with its server's start, ≈2 CPU-s). Started after the LLM audit, they ended about 50 s before
+EarlyDx's predictions did, and the two side-by-side demos took 13 min 48 s and 13 min 45 s. With
+``--no-llm`` the three tasks take 7 s (load ≈ 4).
 """
 
 from admitdx.demo.params import DemoParams
