@@ -143,19 +143,34 @@ def _check_length_bins(results: dict, test: dict[str, Instance], runs: list[str]
             assert b["n"] == len(ids) and b["micro_f1"] == pytest.approx(2 * tp / total)
 
 
-def test_icd9_and_icd10_runs_averaged_as_table_2(synthetic_root: Path, hosp10: Path, tmp_path: Path) -> None:
-    from admitdx.scoring.suites.clinibench import attach_version_mean
+def _bin_counts(dataset: Path, edges: tuple[int, int]) -> list[int]:
+    """Test notes per length bin, counted here in the table-1 tokens."""
+    from admitdx.tasks.clinibench.stats import tokens
 
+    lengths = [len(tokens(inst.text)) for inst in load_instances(dataset, split="test")]
+    lo, hi = edges
+    return [sum(n <= lo for n in lengths), sum(lo < n <= hi for n in lengths), sum(n > hi for n in lengths)]
+
+
+def test_icd9_and_icd10_runs_averaged_as_table_2(synthetic_root: Path, hosp10: Path, tmp_path: Path) -> None:
     hosp9 = tmp_path / "hosp-icd9"
     _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(hosp9), "--module", "hosp",
             "--icd-version", "9")  # fmt: skip
     scored = {}
-    for name, dataset in (("icd9", hosp9), ("icd10", hosp10)):
+    for name, dataset, bins in (("icd9", hosp9, "100,120"), ("icd10", hosp10, "tertiles")):
         _invoke("predict", "--dataset", str(dataset), "--system", "knn-vote", "--out", str(tmp_path / name))
         _invoke("score", "--dataset", str(dataset), "--predictions", str(tmp_path / name), "--out",
-                str(tmp_path / f"score-{name}"), "--n-bootstrap", "20")  # fmt: skip
+                str(tmp_path / f"score-{name}"), "--n-bootstrap", "20", "--length-bins", bins)  # fmt: skip
         scored[name] = json.loads((tmp_path / f"score-{name}" / "results.json").read_text())
-    mean = attach_version_mean(tmp_path / "score-icd10", tmp_path / "score-icd9")
+    # fixed token edges: ≤ 100, 101–120, > 120, every test note in exactly one bin
+    assert scored["icd9"]["length_bins"]["edges"] == [100, 120]
+    assert scored["icd9"]["length_bins"]["labels"] == ["≤ 100", "101–120", "> 120"]
+    bins9 = scored["icd9"]["systems"][0]["clinibench"]["length_bins"]
+    assert [b["n"] for b in bins9] == _bin_counts(hosp9, (100, 120))
+    _invoke("score-mean", str(tmp_path / "score-icd10"), str(tmp_path / "score-icd9"))
+    mean = json.loads((tmp_path / "score-icd10" / "results.json").read_text())["version_mean"]
+    table = (tmp_path / "score-icd10" / "table.md").read_text(encoding="utf-8")
+    assert "Unweighted mean over ICD-10 and ICD-9 (table 2)" in table
     (system,) = mean["systems"]
     nine, ten = (scored[v]["systems"][0]["clinibench"] for v in ("icd9", "icd10"))
     assert scored["icd9"]["icd_versions"] == [9] and scored["icd10"]["icd_versions"] == [10]

@@ -144,3 +144,14 @@ def test_version_mean_is_unweighted_per_system(tmp_path) -> None:
     attach_version_mean(tmp_path / "r10", tmp_path / "r9")
     written = json.loads((tmp_path / "r10" / "results.json").read_text())["version_mean"]
     assert written["icd_versions"] == [10, 9] and written["systems"]["tfidf"]["map"] == pytest.approx(0.4)
+
+
+def test_length_bins_option_is_checked_before_scoring() -> None:
+    from admitdx.errors import UsageError
+    from admitdx.metrics.clinibench import parse_length_bins
+
+    assert parse_length_bins("tertiles") == "tertiles"
+    assert parse_length_bins(" 512,850 ") == (512, 850)
+    for bad in ("850,512", "512,x", "quartiles", "-1"):
+        with pytest.raises(UsageError):
+            parse_length_bins(bad)

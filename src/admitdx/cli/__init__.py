@@ -56,7 +56,7 @@ for _area in (data, synth, build, llm, predict, matching, scoring, demo):
 _PANELS = {
     "1 · data and benchmarks": ("data", "tasks", "build", "export", "audit", "rationale"),
     "2 · systems": ("systems", "serve-local", "predict"),
-    "3 · scoring": ("match", "agree", "judge-concepts", "score", "report"),
+    "3 · scoring": ("match", "agree", "judge-concepts", "score", "score-mean", "report"),
     "everything at once": ("demo",),
 }
 _panel_of = {verb: panel for panel, verbs in _PANELS.items() for verb in verbs}

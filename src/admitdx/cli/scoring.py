@@ -18,6 +18,7 @@ from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE
 from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, ScoreParams, score_run
 from admitdx.scoring.samples import write_samples
+from admitdx.scoring.suites.clinibench import attach_version_mean
 
 
 def score(
@@ -134,6 +135,13 @@ def score(
     umls_index: Annotated[
         str | None, typer.Option(help="QuickUMLS index built from your UMLS release (metrics README).")
     ] = None,
+    length_bins: Annotated[
+        str,
+        typer.Option(
+            help="CliniBench micro-F1 by input length (figure 5): tertiles of the evaluated notes, or "
+            "token edges such as 512,850."
+        ),
+    ] = clinibench.LENGTH_BINS,
 ) -> None:
     """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
@@ -169,6 +177,7 @@ def score(
         allow_other_layout=allow_other_layout,
         concept_extractor=concept_extractor,
         umls_index=umls_index,
+        length_bins=clinibench.parse_length_bins(length_bins),
     )
     console = Console(stderr=True)
     try:
@@ -219,7 +228,30 @@ def report(
         console.print(f"{len(written)} files → {figures}")
 
 
+def score_mean(
+    run_dir: Annotated[Path, typer.Argument(help="A CliniBench score run (its report gets the mean).")],
+    other_run_dir: Annotated[
+        Path, typer.Argument(help="The score run of the same module's other ICD version.")
+    ],
+) -> None:
+    """Add CliniBench table 2's unweighted ICD-9/ICD-10 mean to RUN_DIR's results, table and report.
+
+    Each dataset counts once, whatever its size; systems are matched by name. Rerun `admitdx report
+    RUN_DIR` afterwards for the HTML page.
+
+    Example: admitdx score-mean runs/score-hosp-icd10 runs/score-hosp-icd9
+    """
+    attach_version_mean(run_dir, other_run_dir)
+    results = load_results(run_dir)
+    write_table(results, run_dir / TABLE_FILE)
+    Console(stderr=True).print(
+        f"ICD-9/ICD-10 mean of {len(results['version_mean']['systems'])} system(s) → "
+        f"{run_dir / RESULTS_FILE} and {run_dir / TABLE_FILE}; next: admitdx report {run_dir}"
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's verbs to the root app."""
     app.command("score")(score)
+    app.command("score-mean")(score_mean)
     app.command("report")(report)

@@ -228,6 +228,23 @@ def length_edges(lengths: Sequence[int], bins: str | Sequence[int] = LENGTH_BINS
     return edges
 
 
+def parse_length_bins(text: str) -> str | tuple[int, ...]:
+    """``--length-bins``: ``tertiles``, or comma-separated token edges such as ``512,850``
+    (checked here, before any file is read)."""
+    text = text.strip()
+    if text == LENGTH_BINS:
+        return LENGTH_BINS
+    try:
+        edges = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise UsageError(
+            f"--length-bins must be 'tertiles' or comma-separated token counts, got {text!r}",
+            hint="e.g. --length-bins 512,850 for ≤ 512, 513–850 and > 850 tokens",
+        ) from None
+    length_edges([], edges)
+    return edges
+
+
 def length_bin_labels(edges: Sequence[int]) -> list[str]:
     """``≤ 95``, ``96–120``, ``> 120`` for edges (95, 120)."""
     if not edges:

@@ -53,6 +53,9 @@ class ScoreParams:
     concept_extractor: str = "offline"
     #: the QuickUMLS index (built from the user's UMLS release) for concept_extractor quickumls
     umls_index: str | None = None
+    #: CliniBench figure 5's input-length bins: "tertiles" of the evaluated notes (the paper names
+    #: no edges) or fixed ascending token edges, e.g. (512, 850)
+    length_bins: str | tuple[int, ...] = clinibench.LENGTH_BINS
 
     def __post_init__(self) -> None:
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:

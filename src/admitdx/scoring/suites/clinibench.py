@@ -5,8 +5,8 @@ CliniBench maps text to codes as the system's final step (section 4.2). Metrics:
 main-diagnosis accuracy as ratios with patient-bootstrap intervals, macro P/R/F1 over a fixed
 vocabulary at top-n with their own bootstrap (:func:`admitdx.metrics.clinibench.macro_replicates`),
 head/body/tail tertiles by training frequency, and micro P/R/F1 by input-length bin (figure 5;
-lengths counted with the builder's table-1 tokenizer, bins by ``ScoreParams.length_bins`` when the
-parameters carry it, else length tertiles).
+lengths counted with the builder's table-1 tokenizer, bins by ``ScoreParams.length_bins``, length
+tertiles by default).
 
 Table 2 reports the unweighted mean over the ICD-9 and the ICD-10 dataset of a module. Each is
 scored on its own (one ``admitdx score`` run per dataset); :func:`attach_version_mean` then reads
@@ -46,8 +46,7 @@ class CliniBenchSuite:
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         lengths = [len(tokens(inst.text)) for inst in ctx.instances]
-        # ScoreParams carries no length_bins field yet: the default (tertiles) until it does
-        bins = getattr(ctx.params, "length_bins", clinibench.LENGTH_BINS)
+        bins = ctx.params.length_bins
         edges = clinibench.length_edges(lengths, bins)
         versions = sorted({v for inst in ctx.instances if (v := inst.meta.get("icd_version")) is not None})
         return {
