@@ -76,12 +76,21 @@ def _shown(results: dict[str, Any]) -> list[str]:
     return [f"{results['primary_track']}.micro_f1"]
 
 
+def _header(name: str) -> str:
+    """A column header that fits a terminal: ``clinibench.macro_f1`` → ``macro f1``,
+    ``predicted_share.HOME`` → ``share HOME`` (results.json keeps the full names)."""
+    head, _, tail = name.partition(".")
+    if head == "predicted_share":
+        return f"share {tail}"
+    return (tail if head == "clinibench" else name).replace("_", " ")
+
+
 def _suite_table(results: dict[str, Any]) -> Table:
     names = results["headline_metrics"][:6]
     table = Table(title=_title(results, results["task"], names[0]), box=None)
     table.add_column("system")
     for name in names:
-        table.add_column(name, justify="right")
+        table.add_column(_header(name), justify="right")
     table.add_column("unparseable", justify="right")
     for system in results["systems"]:
         cells = [_cell(system["metrics"].get(n), with_ci=True, name=n) for n in names]
