@@ -13,23 +13,48 @@ encounter, EarlyDx's ClinicalBERT setting. ``emit="threshold"`` names every titl
 reaches its own threshold, at most ``max_items`` (20, CliniBench's top-n), thresholds tuned per
 title on a validation split to maximise F1 (CliniBench section 3.2, appendix figure 6). Either way
 the ``raw`` field keeps the ``rank_depth`` best-scoring titles with their scores, for ranking metrics.
+
+**Codes** (CliniBench section 4.1: the classifiers "emit ranked codes directly"). On a task scored
+on codes (a diagnosis task without a matcher), the label space is built ``with_codes``: each learnt
+title carries the code its training references give it, and every emitted item has
+``PredictionItem.code``. CliniBench titles are category titles, one per code; should two codes
+share a title, the title's most frequent code is used and the summary's
+``titles_with_several_codes`` counts them. Elsewhere (EarlyDx, judged on titles by a matcher) no
+code is emitted, even where references carry one.
+
+**Model selection** (CliniBench section 4.1: "model selection uses validation AUROC"):
+:func:`macro_auroc` scores a model on the carved validation patients.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from sklearn.metrics import roc_auc_score
 
 from admitdx.contracts import Instance, PredictionItem
 from admitdx.errors import UsageError
-from admitdx.systems.labels import LabelCounts, instance_labels
+from admitdx.systems.labels import LabelCounts, instance_labels, label_key
 
 Emit = Literal["top_k", "threshold"]
+
+
+def title_codes(train: Iterable[Instance]) -> tuple[dict[str, str], int]:
+    """Each training title's code (the most frequent one), and how many titles had several."""
+    seen: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for inst in train:
+        for r in inst.references:
+            if r.code and r.text.strip():
+                seen[label_key(r.text)][r.code] += 1
+    return {key: codes.most_common(1)[0][0] for key, codes in seen.items()}, sum(
+        len(c) > 1 for c in seen.values()
+    )
 
 
 @dataclass(frozen=True)
@@ -37,9 +62,12 @@ class LabelSpace:
     keys: list[str]  # the learnable labels, most frequent first
     titles: list[str]  # how each is written in predictions
     summary: dict[str, float]
+    codes: list[str | None] | None = None  # per label, its code (``with_codes``); None: emit no codes
 
     @classmethod
-    def from_instances(cls, train: Sequence[Instance], min_label_count: int) -> LabelSpace:
+    def from_instances(
+        cls, train: Sequence[Instance], min_label_count: int, with_codes: bool = False
+    ) -> LabelSpace:
         counts = LabelCounts.from_instances(train)
         keys = [k for k in counts.most_frequent() if counts.encounters[k] >= min_label_count]
         total = sum(counts.encounters.values())
@@ -55,7 +83,12 @@ class LabelSpace:
             "share_of_label_occurrences_set_aside": round(1 - kept / total, 4),
             "min_label_count": min_label_count,
         }
-        return cls(keys, [counts.spelling[k] for k in keys], summary)
+        codes: list[str | None] | None = None
+        if with_codes:
+            by_title, ambiguous = title_codes(train)
+            codes = [by_title.get(k) for k in keys]
+            summary = {"titles_with_several_codes": ambiguous, **summary}
+        return cls(keys, [counts.spelling[k] for k in keys], summary, codes)
 
     def indicator(self, instances: Sequence[Instance]) -> np.ndarray:
         """(n instances × n labels) 0/1 matrix of the instances' learnable labels."""
@@ -83,9 +116,18 @@ def carve_validation(
     if not fit or not val:
         raise UsageError(
             f"a {fraction:.0%} validation split of {len(train)} training instances leaves one side empty",
-            hint="use emit=top_k, or change validation_fraction",
+            hint="change validation_fraction, or use a larger training split",
         )
     return fit, val
+
+
+def macro_auroc(scores: np.ndarray, truth: np.ndarray) -> float | None:
+    """Mean ROC AUC over the labels that have both a positive and a negative validation encounter
+    (AUROC is undefined for the others); None when no label has both."""
+    both = (truth.min(axis=0) == 0) & (truth.max(axis=0) == 1)
+    if not both.any():
+        return None
+    return float(roc_auc_score(truth[:, both], scores[:, both], average="macro"))
 
 
 def tune_threshold(scores: np.ndarray, truth: np.ndarray, epsilon: float) -> float:
@@ -124,6 +166,7 @@ class Emission:
 
     titles: list[str]
     emit: Emit = "top_k"
+    codes: list[str | None] | None = None
     k: int = 2
     max_items: int = 20
     rank_depth: int = 20
@@ -133,6 +176,10 @@ class Emission:
         if self.emit not in ("top_k", "threshold"):
             raise UsageError(f"emit must be top_k or threshold (got {self.emit!r})")
 
+    def use(self, labels: LabelSpace) -> None:
+        """Name the fitted label space's titles (and codes, where it has them) in predictions."""
+        self.titles, self.codes = labels.titles, labels.codes
+
     def items(self, scores: np.ndarray) -> tuple[list[PredictionItem], str]:
         order = np.argsort(-scores, kind="stable")
         if self.emit == "top_k":
@@ -140,6 +187,7 @@ class Emission:
         else:
             assert self.thresholds is not None, "threshold emission needs tuned thresholds"
             chosen = [j for j in order if scores[j] >= self.thresholds[j]][: self.max_items]
-        items = [PredictionItem(self.titles[j], score=float(scores[j])) for j in chosen]
+        codes = self.codes or [None] * len(self.titles)
+        items = [PredictionItem(self.titles[j], score=float(scores[j]), code=codes[j]) for j in chosen]
         ranking = [[self.titles[j], round(float(scores[j]), 6)] for j in order[: self.rank_depth]]
         return items, json.dumps({"ranking": ranking})

@@ -19,19 +19,15 @@ per title on 9.4k synthetic encounters). The dual solver visits encounters in an
 C's process-wide ``rand()``, seeded with ``seed`` at each fit: processes, not threads, so that
 concurrent fits cannot interleave their draws and a rerun gives the same scores.
 
-Codes (CliniBench §4.1: encoders "emit ranked codes directly"): on a task scored on codes (a
-diagnosis task without a matcher), each learnt title carries the code its training references
-give it, and every emitted item has ``PredictionItem.code``. ``tfidf-top20`` emits the 20
-best-scoring codes; ``tfidf-threshold`` those above their F1-tuned validation threshold (at most
-20). CliniBench titles are category titles, one per code; should two codes share a title, the
-title's most frequent code is used and ``fit_summary["titles_with_several_codes"]`` counts them.
+Codes (CliniBench §4.1: encoders "emit ranked codes directly"): on a task scored on codes, every
+emitted item has ``PredictionItem.code``, as :mod:`admitdx.systems.multilabel` describes.
+``tfidf-top20`` emits the 20 best-scoring codes; ``tfidf-threshold`` those above their F1-tuned
+validation threshold (at most 20).
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -41,24 +37,11 @@ from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from admitdx.contracts import Instance, Prediction, PredictionItem
+from admitdx.contracts import Instance, Prediction
 from admitdx.systems import register
 from admitdx.systems.knn import scores_codes
-from admitdx.systems.labels import label_key
 from admitdx.systems.multilabel import Emission, Emit, LabelSpace, carve_validation, tune_thresholds
 from admitdx.tasks.spec import TaskSpec
-
-
-def title_codes(train: Iterable[Instance]) -> tuple[dict[str, str], int]:
-    """Each training title's code (the most frequent one), and how many titles had several."""
-    seen: defaultdict[str, Counter[str]] = defaultdict(Counter)
-    for inst in train:
-        for r in inst.references:
-            if r.code and r.text.strip():
-                seen[label_key(r.text)][r.code] += 1
-    return {key: codes.most_common(1)[0][0] for key, codes in seen.items()}, sum(
-        len(c) > 1 for c in seen.values()
-    )
 
 
 def _fit_title(features: Any, column: np.ndarray, C: float, seed: int) -> LogisticRegression | float:
@@ -90,7 +73,6 @@ class TfidfClassifier:
         task: TaskSpec | None = None,
     ) -> None:
         self.with_codes = scores_codes(task)
-        self.codes: list[str | None] = []  # per learnt title, its code (tasks scored on codes)
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
         self.min_label_count = min_label_count
         self.validation_fraction, self.seed = validation_fraction, seed
@@ -110,23 +92,18 @@ class TfidfClassifier:
         fit_set, validation = train, []
         if self.emission.emit == "threshold":
             fit_set, validation = carve_validation(train, self.validation_fraction, self.seed)
-        labels = LabelSpace.from_instances(fit_set, self.min_label_count)
+        labels = LabelSpace.from_instances(fit_set, self.min_label_count, with_codes=self.with_codes)
         features = self.vectorizer.fit_transform([i.text for i in fit_set])
         truth = labels.indicator(fit_set)
         # workers map the feature matrix copy-on-write: liblinear may write to its input
         self.models = Parallel(n_jobs=self.n_jobs, mmap_mode="c")(
             delayed(_fit_title)(features, column, self.C, self.seed) for column in truth.T
         )
-        self.emission.titles = labels.titles
-        if self.with_codes:
-            by_title, ambiguous = title_codes(fit_set)
-            self.codes = [by_title.get(key) for key in labels.keys]
-            self.fit_summary["titles_with_several_codes"] = ambiguous
+        self.emission.use(labels)
         if validation:
             scores = self._scores(validation)
             self.emission.thresholds = tune_thresholds(scores, labels.indicator(validation))
         self.fit_summary = {
-            **self.fit_summary,
             **labels.summary,
             "fitted_on": len(fit_set),
             "validation": len(validation),
@@ -148,13 +125,7 @@ class TfidfClassifier:
         while batch := list(islice(stream, self.batch_size)):
             for inst, row in zip(batch, self._scores(batch), strict=True):
                 items, raw = self.emission.items(row)
-                yield Prediction(instance_id=inst.id, system=self.name, items=self._coded(items), raw=raw)
-
-    def _coded(self, items: list[PredictionItem]) -> list[PredictionItem]:
-        if not self.with_codes:
-            return items
-        code = dict(zip(self.emission.titles, self.codes, strict=True))
-        return [replace(item, code=code[item.text]) for item in items]
+                yield Prediction(instance_id=inst.id, system=self.name, items=items, raw=raw)
 
 
 register("tfidf", "TF-IDF + one-vs-rest logistic regression over training titles; top-2 (EarlyDx)")(
