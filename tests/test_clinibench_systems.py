@@ -108,6 +108,10 @@ def test_predict_then_score_gives_the_clinibench_suite(hosp10: Path, tmp_path: P
         assert scored["map"] == pytest.approx(sum(aps) / len(aps))
         assert scored["main_diagnosis_accuracy"] == pytest.approx(sum(hits) / len(hits))
         assert 0 <= scored["macro_f1"] <= 1 and set(scored["tertiles"]) == {"head", "body", "tail"}
+        readable = [p for p in preds if p.parse_error is None and p.instance_id in test]
+        assert scored["answers"]["valid_rate"] == pytest.approx(len(readable) / len(test))
+        distinct = [len({it.code for it in p.items}) for p in readable]  # codes are 3-character already
+        assert scored["answers"]["mean_distinct_codes"] == pytest.approx(sum(distinct) / len(distinct))
     # neighbours by text share the presenting problem: the vote finds the main diagnosis more often
     vote = by_name[names["knn-vote"]]["clinibench"]["main_diagnosis_accuracy"]
     assert vote > by_name[names["knn-random"]]["clinibench"]["main_diagnosis_accuracy"]
@@ -116,6 +120,8 @@ def test_predict_then_score_gives_the_clinibench_suite(hosp10: Path, tmp_path: P
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Micro F1 by input length (figure 5)" in html
     assert "Micro F1 by input length" in (out / "table.md").read_text(encoding="utf-8")
+    assert "## Answers (appendix A.3)" in (out / "table.md").read_text(encoding="utf-8")
+    assert "codes / answer" in html
 
 
 def _check_length_bins(results: dict, test: dict[str, Instance], runs: list[str]) -> None:

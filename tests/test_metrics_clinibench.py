@@ -155,3 +155,16 @@ def test_length_bins_option_is_checked_before_scoring() -> None:
     for bad in ("850,512", "512,x", "quartiles", "-1"):
         with pytest.raises(UsageError):
             parse_length_bins(bad)
+
+
+def test_answer_statistics_count_unreadable_and_missing_answers_as_invalid() -> None:
+    from admitdx.scoring.suites.clinibench import answer_statistics
+
+    records = [
+        {"valid_answer": True, "distinct_codes": 4},
+        {"valid_answer": True, "distinct_codes": 1},
+        {"valid_answer": False, "distinct_codes": 0},  # unparseable JSON
+        {"valid_answer": False, "distinct_codes": 0},  # no prediction
+    ]
+    assert answer_statistics(records) == {"n_answers": 4, "valid_rate": 0.5, "mean_distinct_codes": 2.5}
+    assert answer_statistics([])["valid_rate"] is None

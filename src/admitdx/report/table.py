@@ -139,9 +139,17 @@ CLINIBENCH_MEAN_COLUMNS = ("macro_precision", "macro_recall", "macro_f1", "map",
 
 
 def _clinibench_blocks(results: dict[str, Any]) -> list[str]:
-    """Figure 5 (micro F1 by input-length bin) and, once attached, table 2's ICD-9/ICD-10 mean."""
+    """Appendix A.3's answer statistics, figure 5 (micro F1 by input-length bin) and, once
+    attached, table 2's ICD-9/ICD-10 mean."""
     lines: list[str] = []
     systems = results["systems"]
+    if all("answers" in s["clinibench"] for s in systems):  # results.json written before they were added
+        lines += ["", "## Answers (appendix A.3)", ""]
+        lines += [_row(["system", "valid answers", "distinct codes / answer"]), _row(["---"] * 3)]
+        for s in systems:
+            answers = s["clinibench"]["answers"]
+            cells = [fmt(answers["valid_rate"]), fmt(answers["mean_distinct_codes"], 1)]
+            lines.append(_row([s["name"], *cells]))
     if results.get("length_bins") and systems:
         bins = systems[0]["clinibench"]["length_bins"]
         lines += ["", f"## Micro F1 by input length (figure 5; bins: {results['length_bins']['bins']})", ""]

@@ -88,6 +88,8 @@ class CliniBenchSuite:
                     "ranking": ranking,
                     "uncoded_items": sum(label is None for label in labels),
                     "missing_prediction": prediction is None,
+                    "valid_answer": prediction is not None and prediction.parse_error is None,
+                    "distinct_codes": len({label for label in labels if label is not None}),
                 }
             )
         if advance:
@@ -113,12 +115,26 @@ class CliniBenchSuite:
         for key in clinibench.MACRO_KEYS:
             ci = cis.get(f"{PREFIX}.{key}")
             metrics[f"{PREFIX}.{key}"] = {"value": scores[key], "ci": list(ci) if ci else None}
+        scores["answers"] = answer_statistics(records)
         fields = {
             "counts": {"uncoded_items": sum(r["uncoded_items"] for r in records)},
             "metrics": metrics,
             "clinibench": scores,
         }
         return SystemScore(fields, replicates, records)
+
+
+def answer_statistics(records: list[dict[str, Any]]) -> dict[str, float | int | None]:
+    """Appendix A.3's view of a generative system's answers: the share of evaluated notes answered
+    with a readable answer (valid JSON for ``llm-codes``; a missing prediction counts as invalid),
+    and the mean number of distinct 3-character codes per readable answer, before the top-n cut
+    (an LLM that repeats one diagnosis in twenty wordings shows few)."""
+    valid = [r for r in records if r["valid_answer"]]
+    return {
+        "n_answers": len(records),
+        "valid_rate": len(valid) / len(records) if records else None,
+        "mean_distinct_codes": sum(r["distinct_codes"] for r in valid) / len(valid) if valid else None,
+    }
 
 
 #: What the ICD-9/ICD-10 mean averages: table 2's columns, and figure 3's tertile F1.
