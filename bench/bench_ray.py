@@ -106,8 +106,8 @@ def main() -> int:
         "--rounds",
         type=int,
         default=30,
-        help="requests per run = rounds × total slots (30: the first and last round, when slots fill and "
-        "drain, weigh little; at 6 they cost a third of the measured rate)",
+        help="requests per run = rounds × total slots (30: the rounds where slots fill and drain weigh "
+        "little; at load ≈ 2, Ray at 4 workers measured 65 %% of ideal over 6 rounds, 79 %% over 30)",
     )
     ap.add_argument("--shard-size", type=int, default=8, help="requests per shard on a Ray worker")
     ap.add_argument("--memory", type=int, default=0, help="measure the driver's memory over N requests")
