@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from admitdx.contracts import Reference
 from admitdx.systems import create
-from admitdx.systems.multilabel import LabelSpace, carve_validation, tune_threshold
+from admitdx.systems.multilabel import Emission, LabelSpace, carve_validation, tune_threshold
 from systems_data import instance, planted_encounters
 
 TRAIN = planted_encounters(240, "train", seed=1)
@@ -83,3 +85,29 @@ def test_validation_carving_keeps_a_patient_on_one_side() -> None:
     fit, val = carve_validation(train, 0.1, seed=0)
     assert len(fit) + len(val) == 300 and 0 < len(val) < 60
     assert not {i.subject_id for i in fit} & {i.subject_id for i in val}
+
+
+def test_a_coded_label_space_gives_each_title_its_most_frequent_training_code() -> None:
+    def coded(iid: str, pairs: list[tuple[str, str]]):
+        refs = [
+            Reference(text=t, code=c, code_system="ICD-10-CM", seq_num=n + 1)
+            for n, (t, c) in enumerate(pairs)
+        ]
+        return replace(instance(iid, "train", "x", []), references=refs)
+
+    # "Hypertension" is I10 three times and I11 once; "Sepsis" is always A41
+    train = [
+        coded(f"c{i}", [("Hypertension", "I11" if i == 0 else "I10"), ("Sepsis", "A41")]) for i in range(4)
+    ]
+    space = LabelSpace.from_instances(train, min_label_count=3, with_codes=True)
+    assert dict(zip(space.titles, space.codes, strict=True)) == {"Hypertension": "I10", "Sepsis": "A41"}
+    assert space.summary["titles_with_several_codes"] == 1
+    plain = LabelSpace.from_instances(train, min_label_count=3)
+    assert plain.codes is None and "titles_with_several_codes" not in plain.summary
+    emission = Emission([])
+    emission.use(space)
+    assert space.titles == ["Hypertension", "Sepsis"]  # equal counts: alphabetical
+    items, _ = emission.items(np.array([0.2, 0.9]))
+    assert [(i.text, i.code) for i in items] == [("Sepsis", "A41"), ("Hypertension", "I10")]
+    emission.use(plain)
+    assert all(i.code is None for i in emission.items(np.array([0.2, 0.9]))[0])

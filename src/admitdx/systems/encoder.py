@@ -6,8 +6,20 @@ BioMedBERT / GatorTronS, section 4.1).
 (ClinicalBERT, BioMedBERT, GatorTron, …); nothing is downloaded. The text is truncated to its first
 ``max_length`` tokens by default; ``max_chunks > 1`` reads up to that many overlapping windows and
 max-pools the title logits (see :mod:`admitdx.systems.encoder_model`). Pooling is the [CLS] vector
-(CliniBench's best settings mostly had mean pooling off) or ``pooling="mean"``. In ``threshold``
-mode the model is fine-tuned on the training split minus the carved validation patients.
+(CliniBench's best settings mostly had mean pooling off) or ``pooling="mean"``.
+
+Validation and model selection: in both emission modes the model is fine-tuned on the training
+split minus a validation carve (:func:`~admitdx.systems.multilabel.carve_validation`,
+``validation_fraction`` of the patients), and the epoch with the best validation macro AUROC is
+kept (CliniBench section 4.1; :mod:`admitdx.systems.encoder_model`). ``fit_summary`` records
+``validation_auroc`` per epoch and ``chosen_epoch`` (1-based). Top-k mode carves too — EarlyDx
+trains on the whole training split, but without a held-out set there is nothing to select by; the
+price is the carved share of training data. ``threshold`` mode then tunes its thresholds on the
+same validation patients, with the chosen epoch's scores.
+
+Codes: on a task scored on codes (CliniBench), every emitted item has ``PredictionItem.code``,
+each learnt title's code from its training references (:mod:`admitdx.systems.multilabel`); on a
+task judged on titles (EarlyDx) no code is emitted, as for TF-IDF.
 ``save_dir`` keeps the fine-tuned encoder (without its head) for CliniBench's latent few-shot
 retriever (``retriever: latent``, :mod:`admitdx.retrieval.latent`).
 
@@ -18,6 +30,7 @@ imported when the system is fitted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -25,7 +38,9 @@ from typing import Any
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
 from admitdx.systems import register
+from admitdx.systems.knn import scores_codes
 from admitdx.systems.multilabel import Emission, Emit, LabelSpace, carve_validation, tune_thresholds
+from admitdx.tasks.spec import TaskSpec
 
 
 @register("encoder", "fine-tuned BERT-style encoder from a local model_dir, multi-label head; top-2")
@@ -54,6 +69,7 @@ class EncoderClassifier:
         seed: int = 0,
         device: str | None = None,
         save_dir: str | Path | None = None,
+        task: TaskSpec | None = None,
     ) -> None:
         if model_dir is None or not Path(model_dir).expanduser().is_dir():
             raise UsageError(
@@ -62,6 +78,9 @@ class EncoderClassifier:
             )
         if pooling not in ("cls", "mean"):
             raise UsageError(f"pooling must be cls or mean (got {pooling!r})")
+        if epochs < 1:
+            raise UsageError(f"epochs must be at least 1 (got {epochs})")
+        self.with_codes = scores_codes(task)
         self.model_dir = Path(model_dir).expanduser()
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
         self.min_label_count, self.validation_fraction = min_label_count, validation_fraction
@@ -86,11 +105,9 @@ class EncoderClassifier:
             raise UsageError(
                 "the encoder system needs torch and transformers", hint="pip install 'admitdx[encoder]'"
             ) from e
-        fit_set, validation = train, []
         seed = self.training_options["seed"]
-        if self.emission.emit == "threshold":
-            fit_set, validation = carve_validation(train, self.validation_fraction, seed)
-        labels = LabelSpace.from_instances(fit_set, self.min_label_count)
+        fit_set, validation = carve_validation(train, self.validation_fraction, seed)
+        labels = LabelSpace.from_instances(fit_set, self.min_label_count, with_codes=self.with_codes)
         self.head = EncoderHead(
             self.model_dir,
             len(labels.keys),
@@ -99,18 +116,23 @@ class EncoderClassifier:
             device=self.device,
             seed=seed,
         )
-        losses = self.head.fit(
-            [i.text for i in fit_set], labels.indicator(fit_set), Training(**self.training_options)
+        validation_truth = labels.indicator(validation)
+        fitted = self.head.fit(
+            [i.text for i in fit_set],
+            labels.indicator(fit_set),
+            Training(**self.training_options),
+            ([i.text for i in validation], validation_truth),
         )
-        self.emission.titles = labels.titles
-        if validation:
-            scores = self.head.scores([i.text for i in validation], self.training_options["batch_size"])
-            self.emission.thresholds = tune_thresholds(scores, labels.indicator(validation))
+        self.emission.use(labels)
+        if self.emission.emit == "threshold":
+            self.emission.thresholds = tune_thresholds(fitted.validation_scores, validation_truth)
         self.fit_summary = {
             **labels.summary,
             "fitted_on": len(fit_set),
             "validation": len(validation),
-            "epoch_losses": [round(x, 6) for x in losses],
+            "epoch_losses": [round(x, 6) for x in fitted.losses],
+            "validation_auroc": fitted.validation_auroc,
+            "chosen_epoch": fitted.chosen_epoch,
             "device": str(self.head.device),
         }
         if self.save_dir is not None:
@@ -124,3 +146,11 @@ class EncoderClassifier:
             for inst, row in zip(batch, self.head.scores([i.text for i in batch], batch_size), strict=True):
                 items, raw = self.emission.items(row)
                 yield Prediction(instance_id=inst.id, system=self.name, items=items, raw=raw)
+
+
+register("encoder-top20", "fine-tuned encoder, the 20 best-scoring codes/titles (CliniBench top-20)")(
+    partial(EncoderClassifier, emit="top_k", k=20)
+)
+register("encoder-threshold", "fine-tuned encoder, per-title F1-tuned thresholds, at most 20 (CliniBench)")(
+    partial(EncoderClassifier, emit="threshold")
+)

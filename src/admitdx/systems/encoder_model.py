@@ -5,6 +5,11 @@ Long texts: the tokenizer cuts each text into windows of ``max_length`` tokens t
 ``stride`` tokens, keeping at most ``max_chunks`` windows from the start; a title's logit for the
 text is the maximum over its windows (a finding anywhere in the kept windows can raise a title).
 ``max_chunks = 1`` is plain truncation to the first ``max_length`` tokens.
+
+Model selection (CliniBench section 4.1): after every epoch the model is scored on the validation
+texts by macro AUROC (:func:`~admitdx.systems.multilabel.macro_auroc`); the weights of the best
+epoch (ties: the earliest) are kept in memory (copied to the CPU) and restored when training ends.
+When AUROC is undefined (no validation label has both classes) the last epoch is kept.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from torch import nn
 from transformers import AutoModel, AutoTokenizer, get_polynomial_decay_schedule_with_warmup
 
 from admitdx.retrieval.latent import pool, write_encoder_config
+from admitdx.systems.multilabel import macro_auroc
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,17 @@ class Training:
     weight_decay: float = 0.01
     warmup_ratio: float = 0.1
     seed: int = 0
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What training did: per epoch, the mean training loss and the validation macro AUROC (None
+    where undefined); the kept epoch (1-based) and its validation scores (n × labels)."""
+
+    losses: list[float]
+    validation_auroc: list[float | None]
+    chosen_epoch: int
+    validation_scores: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -99,8 +116,14 @@ class EncoderHead:
         inputs = {k: enc[k][keep].to(self.device) for k in ("input_ids", "attention_mask")}
         return inputs, owner[keep].to(self.device)
 
-    def fit(self, texts: Sequence[str], truth: np.ndarray, training: Training) -> list[float]:
-        """Fine-tune encoder and head; returns the mean training loss of each epoch."""
+    def fit(
+        self,
+        texts: Sequence[str],
+        truth: np.ndarray,
+        training: Training,
+        validation: tuple[Sequence[str], np.ndarray],
+    ) -> Fitted:
+        """Fine-tune encoder and head, keeping the epoch with the best validation macro AUROC."""
         random.seed(training.seed)
         torch.manual_seed(training.seed)
         steps = training.epochs * -(-len(texts) // training.batch_size)
@@ -111,9 +134,12 @@ class EncoderHead:
         schedule = get_polynomial_decay_schedule_with_warmup(optimizer, warmup, steps)
         loss_fn = nn.BCEWithLogitsLoss()
         targets = torch.as_tensor(truth, dtype=torch.float32)
-        losses = []
-        self.model.train()
-        for _ in range(training.epochs):
+        validation_texts, validation_truth = validation
+        losses: list[float] = []
+        aurocs: list[float | None] = []
+        best: tuple[int, float | None, np.ndarray, dict[str, torch.Tensor] | None] | None = None
+        for epoch in range(1, training.epochs + 1):
+            self.model.train()
             order = list(range(len(texts)))
             random.shuffle(order)
             total = 0.0
@@ -128,7 +154,21 @@ class EncoderHead:
                 schedule.step()
                 total += loss.item() * len(idx)
             losses.append(total / len(texts))
-        return losses
+            scores = self.scores(validation_texts, training.batch_size)
+            auroc = macro_auroc(scores, validation_truth)
+            aurocs.append(None if auroc is None else round(auroc, 6))
+            if best is None or best[1] is None or (aurocs[-1] is not None and aurocs[-1] > best[1]):
+                # the last epoch's weights are the model's own: copy only an earlier epoch's
+                weights = None if epoch == training.epochs else self._snapshot()
+                best = (epoch, aurocs[-1], scores, weights)
+        assert best is not None, "training runs at least one epoch"
+        chosen, _, scores, weights = best
+        if weights is not None:
+            self.model.load_state_dict(weights)
+        return Fitted(losses, aurocs, chosen, scores)
+
+    def _snapshot(self) -> dict[str, torch.Tensor]:
+        return {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
 
     def save(self, folder: Path) -> None:
         """The fine-tuned encoder and its tokenizer (no head), with how it pools and truncates: what
