@@ -10,9 +10,10 @@ temporary directory; generation is not timed. Then times ``--runs`` full scoring
 every metric family, the patient bootstrap on the headline metrics, results.json /
 per_instance.jsonl — and, separately, three phases of it alone (reading the dataset, predictions
 and matches; drawing one bootstrap resample matrix; writing per_instance.jsonl), then ``admitdx
-report``. Prints wall and CPU seconds (this process, all threads) per step: on a shared machine
-wall time above CPU time means other processes held the cores, so compare CPU seconds across
-machines.
+report``. Prints wall and CPU seconds per step (this process and the worker processes it waited
+for, all threads): on a shared machine compare CPU seconds across machines, and read a wall time
+next to the load average it was measured at. ``--jobs`` is the scoring run's worker count
+(default: one per CPU; 1 scores in this process).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import argparse
 import gc
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -102,18 +104,24 @@ def write_system(root: Path, name: str, instances: list[Instance], rng: random.R
 
 
 def timed(fn: Callable[..., T], *args: Any) -> tuple[T, float, float]:
-    """(result, wall seconds, CPU seconds of this process), with the cyclic garbage collector
+    """(result, wall seconds, CPU seconds of this process and its workers), with the cyclic garbage collector
     paused as ``score_run`` pauses it (else a phase timed alone pays for collections that the
     run does not make)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu = time.perf_counter(), _cpu_seconds()
         result = fn(*args)
-        return result, time.perf_counter() - wall, time.process_time() - cpu
+        return result, time.perf_counter() - wall, _cpu_seconds() - cpu
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished child processes (a run's scoring workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def read_inputs(dataset: Path, dirs: list[Path]) -> None:
@@ -129,6 +137,7 @@ def main() -> int:
     ap.add_argument("--systems", type=int, default=5)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3, help="timed scoring runs (the machine may be shared)")
+    ap.add_argument("--jobs", type=int, default=None, help="scoring worker processes (default: one per CPU)")
     args = ap.parse_args()
     rng = random.Random(0)
     n = args.instances * args.systems
@@ -140,7 +149,7 @@ def main() -> int:
         dirs = [write_system(root, f"system{k}", instances, rng) for k in range(args.systems)]
         took = time.perf_counter() - t
         print(f"generated {args.instances} encounters × {args.systems} systems in {took:.1f} s (not timed)")
-        params = ScoreParams(matcher="exact", n_bootstrap=args.bootstrap)
+        params = ScoreParams(matcher="exact", n_bootstrap=args.bootstrap, jobs=args.jobs)
         walls = []
         for run in range(1, args.runs + 1):
             results, wall, cpu = timed(score_run, root / "ds", dirs, root / f"run{run}", params)

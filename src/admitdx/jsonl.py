@@ -79,6 +79,12 @@ def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
 _CHUNK = 1024
 
 
+def encode_jsonl(records: list[dict[str, Any]]) -> bytes:
+    """The bytes :func:`write_jsonl` writes for ``records``: for a file assembled from parts that
+    were encoded elsewhere (scoring encodes each system's lines in its own worker process)."""
+    return b"".join([_dumps_chunk(records[k : k + _CHUNK]) for k in range(0, len(records), _CHUNK)])
+
+
 def _dumps_chunk(records: list[dict[str, Any]]) -> bytes:
     """The lines of ``records``, each ended by a newline, byte for byte as :func:`dumps` writes them."""
     try:

@@ -142,6 +142,14 @@ def score(
             "token edges such as 512,850."
         ),
     ] = clinibench.LENGTH_BINS,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Processes that score systems side by side (default: one per CPU; 1: in this process). "
+            "Suites that allow it only (EarlyDx); the files written are the same either way.",
+        ),
+    ] = None,
 ) -> None:
     """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
@@ -178,6 +186,7 @@ def score(
         concept_extractor=concept_extractor,
         umls_index=umls_index,
         length_bins=clinibench.parse_length_bins(length_bins),
+        jobs=jobs,
     )
     console = Console(stderr=True)
     try:

@@ -1,13 +1,17 @@
-"""Every protocol choice of a scoring run (recorded in results.json and the manifest)."""
+"""Every protocol choice of a scoring run (recorded in results.json and the manifest), and the
+execution settings that change how fast a run is but never what it writes (not recorded)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, clinibench, subgroups
 
 BOOTSTRAP_UNIVERSES = ("track", "split")
+#: fields of :class:`ScoreParams` that say how a run executes, not what it computes (not recorded)
+EXECUTION_SETTINGS = frozenset({"jobs"})
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
 """Fewest patients on a track before a report marks a paired difference as significant.
 
@@ -56,6 +60,15 @@ class ScoreParams:
     #: CliniBench figure 5's input-length bins: "tertiles" of the evaluated notes (the paper names
     #: no edges) or fixed ascending token edges, e.g. (512, 850)
     length_bins: str | tuple[int, ...] = clinibench.LENGTH_BINS
+    #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
+    #: process). Results are byte-identical whatever it is, so it is not recorded
+    jobs: int | None = None
+
+    def recorded(self) -> dict[str, Any]:
+        """The protocol choices as results.json and the manifest record them: every field except the
+        execution settings, so that scoring again with another ``jobs`` writes the same bytes (as
+        prediction manifests record a model's identity, not its concurrency)."""
+        return {k: v for k, v in asdict(self).items() if k not in EXECUTION_SETTINGS}
 
     def __post_init__(self) -> None:
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
@@ -66,3 +79,7 @@ class ScoreParams:
             )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")
+        if self.jobs is not None and self.jobs < 1:
+            raise UsageError(
+                f"--jobs must be at least 1, got {self.jobs}", hint="leave it out to use every CPU"
+            )

@@ -18,7 +18,7 @@ import gc
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,12 @@ import numpy as np
 
 from admitdx import __version__
 from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
-from admitdx.errors import UsageError
-from admitdx.jsonl import write_jsonl
+from admitdx.errors import AdmitdxError, UsageError
+from admitdx.jsonl import encode_jsonl
 from admitdx.metrics import bootstrap
 from admitdx.provenance import check_predictions_dataset
 from admitdx.runs import exclusive, read_manifest, sha256_file, write_manifest
+from admitdx.scoring import parallel
 from admitdx.scoring.context import (
     absent_sections,
     caveat_for,
@@ -43,7 +44,7 @@ from admitdx.scoring.inputs import SystemInput, load_system
 from admitdx.scoring.layout import check_layout
 from admitdx.scoring.params import ScoreParams
 from admitdx.scoring.suites import get_suite
-from admitdx.scoring.suites.base import RunContext
+from admitdx.scoring.suites.base import RunContext, Suite, SystemScore
 from admitdx.systems.labels import benchmark_set
 from admitdx.tasks.registry import task_of
 from admitdx.tasks.spec import TaskSpec
@@ -119,48 +120,16 @@ def _score_run(
     task = task_of(dataset_dir, everything)
     suite = get_suite(task.suite)
     params = replace(params, matcher=_matcher(task, params, suite.needs_matcher))
-    eval_ids = {i.id for i in instances}
-    systems = [load_system(Path(d), params.matcher, eval_ids) for d in prediction_dirs]
-    provenance = {s.name: _checked_run(dataset_dir, everything, s, params) for s in systems}
-    set_aside = {"unsupported_only_encounters": len(split) - len(instances)}
-    if params.common:
-        instances, systems = _common(instances, systems)
-        set_aside["common_encounters"] = len(instances)
-    if len({s.name for s in systems}) != len(systems):
-        raise UsageError(
-            "two prediction directories hold the same system name",
-            hint="score each system once, or rename one run's system",
-        )
-    baseline = params.baseline or systems[0].name
-    if baseline not in {s.name for s in systems}:
-        raise UsageError(
-            f"baseline {baseline!r} is not among the scored systems",
-            hint="--baseline takes a system name: " + ", ".join(s.name for s in systems),
-        )
-    subjects = [i.subject_id for i in instances]
-    order = np.unique(subjects)
-    ctx = RunContext(
-        task=task,
-        instances=instances,
-        train=[i for i in everything if i.split == "train"],
-        subjects=subjects,
-        order=order,
-        weights=bootstrap.resample_weights(len(order), params.n_bootstrap, params.seed),
-        params=params,
-    )
-    run = suite.prepare(ctx)
-    if advance:
-        advance(0, len(systems) * len(instances))
-    results: list[dict[str, Any]] = []
-    replicates: dict[str, dict[str, np.ndarray]] = {}
-    records: list[dict[str, Any]] = []
-    for system in systems:
-        scored = suite.score_system(ctx, run, system, advance)
-        header = {**_system_header(system, len(instances)), "provenance": provenance[system.name]}
-        counts = {**header["counts"], **scored.fields.get("counts", {})}
-        results.append({**header, **scored.fields, "counts": counts})
-        replicates[system.name] = scored.replicates
-        records += [{"system": system.name, **r} for r in scored.records]
+    run = _Run(dataset_dir, everything, instances, task, suite, params, [Path(d) for d in prediction_dirs])
+    workers = parallel.worker_count(params.jobs, len(run.dirs))
+    if workers > 1 and not params.common and getattr(suite, "forkable", False):
+        done = _score_forked(run, workers, advance)
+    else:
+        done = None
+    ctx, prepared, scored, set_aside = done or _score_serial(run, advance)
+    baseline = params.baseline or scored[0].name
+    results = [s.entry for s in scored]
+    replicates = {s.name: s.replicates for s in scored}
     base = next(r for r in results if r["name"] == baseline)
     for r in results:
         if r["name"] != baseline:
@@ -175,30 +144,168 @@ def _score_run(
         "task": task.name,
         "answer": task.answer,
         "suite": suite.name,
-        "params": asdict(params),
-        "n_instances": len(instances),
-        "n_patients": len(order),
+        "params": params.recorded(),
+        "n_instances": len(ctx.instances),
+        "n_patients": len(ctx.order),
         **set_aside,
         "baseline": baseline,
         # a dataset cut from another (the demo's LLM subset) says so in its manifest
         "subset": ((read_manifest(dataset_dir) or {}).get("outputs") or {}).get("subset"),
-        **{k: v for k, v in run.items() if not k.startswith("_")},
-        "coverage": section_coverage(dataset_dir, instances),
+        **{k: v for k, v in prepared.items() if not k.startswith("_")},
+        "coverage": section_coverage(dataset_dir, ctx.instances),
         "coverage_absent": absent_sections(dataset_dir),
-        "agreement": find_agreement([s.directory for s in systems]),
+        "agreement": find_agreement([s.directory for s in scored]),
         "systems": results,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RESULTS_FILE).write_text(
         json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-    write_jsonl(out_dir / PER_INSTANCE_FILE, records)
-    write_manifest(out_dir, stage="score", inputs=_manifest_inputs(dataset_dir, params, systems), outputs={
-        "systems": [s.name for s in systems],
-        "instances": len(instances),
-        "prediction_manifests": {s.name: (read_manifest(s.directory) or {}).get("inputs") for s in systems},
+    (out_dir / PER_INSTANCE_FILE).write_bytes(b"".join(s.lines for s in scored))
+    write_manifest(out_dir, stage="score", inputs=_manifest_inputs(dataset_dir, params, scored), outputs={
+        "systems": [s.name for s in scored],
+        "instances": len(ctx.instances),
+        "prediction_manifests": {s.name: (read_manifest(s.directory) or {}).get("inputs") for s in scored},
     })  # fmt: skip
     return out
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What a run scores: read and checked before any system is."""
+
+    dataset_dir: Path
+    everything: list[Instance]  # the whole dataset (provenance checks, the training split)
+    instances: list[Instance]  # the evaluated encounters
+    task: TaskSpec
+    suite: Suite
+    params: ScoreParams  # the matcher resolved
+    dirs: list[Path]
+
+    def context(self, instances: list[Instance]) -> RunContext:
+        subjects = [i.subject_id for i in instances]
+        order = np.unique(subjects)
+        return RunContext(
+            task=self.task,
+            instances=instances,
+            train=[i for i in self.everything if i.split == "train"],
+            subjects=subjects,
+            order=order,
+            weights=bootstrap.resample_weights(len(order), self.params.n_bootstrap, self.params.seed),
+            params=self.params,
+        )
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """One system's part of the run's files: its results entry, the replicates of its headline
+    metrics (paired tests), its per_instance.jsonl lines (encoded)."""
+
+    name: str
+    directory: Path
+    entry: dict[str, Any]
+    replicates: dict[str, np.ndarray]
+    lines: bytes
+
+
+_Done = tuple[RunContext, dict[str, Any], list[_Scored], dict[str, int]]
+
+
+def _score_serial(run: _Run, advance: Callable[[int, int], None] | None) -> _Done:
+    """Every system in this process: all are read and checked before any is scored, so the first
+    problem in that order is the one reported."""
+    params = run.params
+    eval_ids = {i.id for i in run.instances}
+    systems = [load_system(d, params.matcher, eval_ids) for d in run.dirs]
+    provenance = {s.name: _checked_run(run.dataset_dir, run.everything, s, params) for s in systems}
+    instances = run.instances
+    set_aside = {"unsupported_only_encounters": _unsupported_only(run)}
+    if params.common:
+        instances, systems = _common(instances, systems)
+        set_aside["common_encounters"] = len(instances)
+    _check_names(params, [s.name for s in systems])
+    ctx = run.context(instances)
+    prepared = run.suite.prepare(ctx)
+    if advance:
+        advance(0, len(systems) * len(instances))
+    scored = [
+        _scored(s, provenance[s.name], run.suite.score_system(ctx, prepared, s, advance), len(instances))
+        for s in systems
+    ]
+    return ctx, prepared, scored, set_aside
+
+
+def _score_forked(run: _Run, workers: int, advance: Callable[[int, int], None] | None) -> _Done | None:
+    """Each system read, checked and scored in a forked worker (:mod:`admitdx.scoring.parallel`),
+    against the run prepared once here. Results and errors are those of :func:`_score_serial`:
+    the first error raised is the one the serial order meets first (every system's reading, then
+    every system's checks, then the names, then scoring). None where the suite refuses the run's
+    settings: the serial path then reports that, after any input error it finds first."""
+    params, n = run.params, len(run.instances)
+    ctx = run.context(run.instances)
+    try:
+        prepared = run.suite.prepare(ctx)
+    except AdmitdxError:
+        return None
+    eval_ids = {i.id for i in run.instances}
+
+    def score_one(k: int) -> tuple[str | None, _Scored | parallel.Failure]:
+        stage, name = "load", None
+        try:
+            system = load_system(run.dirs[k], params.matcher, eval_ids)
+            stage, name = "check", system.name
+            provenance = _checked_run(run.dataset_dir, run.everything, system, params)
+            stage = "score"
+            return name, _scored(system, provenance, run.suite.score_system(ctx, prepared, system, None), n)
+        except AdmitdxError as e:
+            return name, parallel.Failure.of(stage, e)
+
+    if advance:
+        advance(0, len(run.dirs) * n)
+    outcomes = []
+    for name, outcome in parallel.fork_map(score_one, len(run.dirs), workers):
+        if advance and isinstance(outcome, _Scored):
+            advance(n, 0)
+        outcomes.append((name, outcome))
+    failures = [f for _, f in outcomes if isinstance(f, parallel.Failure)]
+    for stage in ("load", "check"):
+        for failure in failures:
+            if failure.stage == stage:
+                raise failure.error()
+    _check_names(params, [name for name, _ in outcomes if name is not None])
+    if failures:
+        raise failures[0].error()
+    scored = [s for _, s in outcomes if isinstance(s, _Scored)]
+    return ctx, prepared, scored, {"unsupported_only_encounters": _unsupported_only(run)}
+
+
+def _unsupported_only(run: _Run) -> int:
+    return sum(i.split == run.params.split for i in run.everything) - len(run.instances)
+
+
+def _check_names(params: ScoreParams, names: list[str]) -> None:
+    """Each system once, and the baseline among them."""
+    if len(set(names)) != len(names):
+        raise UsageError(
+            "two prediction directories hold the same system name",
+            hint="score each system once, or rename one run's system",
+        )
+    baseline = params.baseline or names[0]
+    if baseline not in names:
+        raise UsageError(
+            f"baseline {baseline!r} is not among the scored systems",
+            hint="--baseline takes a system name: " + ", ".join(names),
+        )
+
+
+def _scored(
+    system: SystemInput, provenance: dict[str, Any], scored: SystemScore, n_instances: int
+) -> _Scored:
+    header = {**_system_header(system, n_instances), "provenance": provenance}
+    counts = {**header["counts"], **scored.fields.get("counts", {})}
+    entry = {**header, **scored.fields, "counts": counts}
+    lines = encode_jsonl([{"system": system.name, **r} for r in scored.records])
+    return _Scored(system.name, system.directory, entry, scored.replicates, lines)
 
 
 def _common(
@@ -269,10 +376,10 @@ def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
     }
 
 
-def _manifest_inputs(dataset_dir: Path, params: ScoreParams, systems: list[SystemInput]) -> dict[str, Any]:
+def _manifest_inputs(dataset_dir: Path, params: ScoreParams, systems: list[_Scored]) -> dict[str, Any]:
     inputs: dict[str, Any] = {
         "dataset": sha256_file(dataset_dir / INSTANCES_FILE),
-        "params": asdict(params),
+        "params": params.recorded(),
         "predictions": {s.name: sha256_file(s.directory / PREDICTIONS_FILE) for s in systems},
     }
     if params.matcher is not None:

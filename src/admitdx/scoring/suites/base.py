@@ -58,3 +58,6 @@ class Suite(Protocol):
 
     # Optional: ``compare(baseline_entry, other_entry) -> dict`` adds suite-specific fields to
     # ``vs_baseline`` beyond the paired p-values (EarlyDx: per-condition F1 changes).
+    # Optional: ``forkable = True`` lets the run score systems in forked worker processes
+    # (admitdx.scoring.parallel): score_system must leave ``run`` and the context unchanged (a
+    # worker's changes never reach the parent) and must not rely on threads or open connections.

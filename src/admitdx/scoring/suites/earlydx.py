@@ -227,6 +227,9 @@ def _replicates(
 class EarlyDxSuite:
     name = "earlydx"
     needs_matcher = True
+    #: score_system reads the prepared run and changes nothing in it, and starts no threads or
+    #: connections, so systems may be scored in forked workers (admitdx.scoring.parallel)
+    forkable = True
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         tracks, note = earlydx.available_tracks([i.references for i in ctx.instances])
