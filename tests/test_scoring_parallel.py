@@ -7,11 +7,13 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from tests.scoring_data import ref, write_dataset, write_system
 
 from admitdx.contracts import Instance, Reference
 from admitdx.errors import AdmitdxError, InputError, UsageError
+from admitdx.metrics import bootstrap
 from admitdx.runs import write_manifest
 from admitdx.scoring import parallel
 from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, ScoreParams, score_run
@@ -176,3 +178,11 @@ def test_instances_read_by_the_fast_path_are_those_init_builds() -> None:
     assert one.meta == {} and one.meta is not two.meta
     with pytest.raises(TypeError, match="text"):
         Instance.from_dict({k: v for k, v in record.items() if k != "text"})
+
+
+def test_matrices_drawn_side_by_side_are_those_drawn_alone() -> None:
+    run = bootstrap.resample_weights(40, 30, 5)
+    drawn = bootstrap.resample_weights_for([40, 25, 33, 25], 30, 5, run)
+    assert sorted(drawn) == [25, 33, 40] and drawn[40] is run
+    for n, matrix in drawn.items():
+        assert np.array_equal(matrix, bootstrap.resample_weights(n, 30, 5))

@@ -173,17 +173,23 @@ def _universes(
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per track, the patients that contribute to it (the authors' bootstrap universe): those with
     an encounter scored on the track — one with a label on it, or every encounter when empty ones
-    are scored too. Labels only, so every system is drawn alike."""
-    out = {}
+    are scored too. Labels only, so every system is drawn alike. The tracks' resample matrices
+    are drawn side by side (:func:`~admitdx.metrics.bootstrap.resample_weights_for`)."""
+    contributes = {}
     for track in tracks:
         if ctx.params.skip_empty:
             on_track = labels.encounter[labels.in_classes(earlydx.TRACKS[track])]
-            contributes = np.bincount(on_track, minlength=labels.n) > 0
+            contributes[track] = np.bincount(on_track, minlength=labels.n) > 0
         else:
-            contributes = np.ones(labels.n, dtype=bool)
-        out[track] = bootstrap.universe(
-            ctx.subjects, contributes, ctx.params.n_bootstrap, ctx.params.seed, ctx.weights
-        )
+            contributes[track] = np.ones(labels.n, dtype=bool)
+    subjects = np.asarray(ctx.subjects)
+    sizes = {len(np.unique(subjects[mask])) for mask in contributes.values()}
+    n_boot, seed = ctx.params.n_bootstrap, ctx.params.seed
+    drawn = bootstrap.resample_weights_for(sizes - {0}, n_boot, seed, ctx.weights)
+    out = {}
+    for track, mask in contributes.items():
+        size = len(np.unique(subjects[mask]))
+        out[track] = bootstrap.universe(ctx.subjects, mask, n_boot, seed, drawn.get(size))
     return out
 
 
