@@ -186,3 +186,13 @@ def test_matrices_drawn_side_by_side_are_those_drawn_alone() -> None:
     assert sorted(drawn) == [25, 33, 40] and drawn[40] is run
     for n, matrix in drawn.items():
         assert np.array_equal(matrix, bootstrap.resample_weights(n, 30, 5))
+
+
+def test_products_after_the_blas_threads_rest_are_unchanged() -> None:
+    rng = np.random.default_rng(0)
+    weights = bootstrap.resample_weights(3000, 400, 1)
+    per_subject = rng.random((3000, 12))
+    before = weights @ per_subject
+    for _ in range(3):  # each call ends OpenBLAS's idle threads; the next product starts them again
+        bootstrap._rest_blas_threads()
+        assert np.array_equal(weights @ per_subject, before)

@@ -24,10 +24,9 @@ track drawn) are left out of that metric.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from functools import cache
 
 import numpy as np
 
@@ -119,28 +118,39 @@ def universe(
     return mask, order, resample_weights(len(order), n_boot, seed)
 
 
-#: held around every replicate matrix product of this process (none by default); see share_product_lock
-_product_lock: AbstractContextManager[Any] = nullcontext()
-
-
-def share_product_lock(lock: AbstractContextManager[Any]) -> None:
-    """Hold ``lock`` around every replicate matrix product of this process.
-
-    Scoring's forked workers (:mod:`admitdx.scoring.parallel`) share one process lock, so that
-    their products take turns: each product runs on every BLAS thread (the thread count sets
-    OpenBLAS's summation order, so it stays what it is), and two workers' threads on the same
-    cores at once would spin waiting for each other inside OpenBLAS."""
-    global _product_lock
-    _product_lock = lock
-
-
 def replicate_values(
     ratios: Sequence[Ratio], names: Sequence[str], per_subject: np.ndarray, weights: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Each ratio on each replicate: one matrix product, then the ratios row-wise."""
-    with _product_lock:
-        sums = weights @ per_subject
+    sums = weights @ per_subject
+    _rest_blas_threads()
     return evaluate(ratios, names, sums)
+
+
+def _rest_blas_threads() -> None:
+    """End OpenBLAS's idle helper threads now, as its own fork handler does (the next product
+    starts them again, in microseconds).
+
+    After every call OpenBLAS's helper threads spin for about 0.1 s waiting for more work; a
+    scoring run makes a product every few milliseconds of Python work, so they spun through
+    most of it: 1 of 3.4 CPU seconds of 10k encounters × 5 systems (measured; the bytes written
+    are the same). The thread count, and so OpenBLAS's summation order, does not change. Safe
+    here because the scorer is the only caller of BLAS in its process while it runs (forked
+    scoring workers included: each has its own threads)."""
+    for shutdown in _openblas_shutdowns():
+        shutdown()
+
+
+@cache
+def _openblas_shutdowns() -> tuple[Callable[[], None], ...]:
+    """``blas_thread_shutdown_`` of each loaded OpenBLAS that exports it (none: nothing to do)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # scikit-learn brings it; without it the threads just spin
+        return ()
+    libs = ThreadpoolController().select(internal_api="openblas").lib_controllers
+    found = (getattr(lib.dynlib, "blas_thread_shutdown_", None) for lib in libs)
+    return tuple(fn for fn in found if fn is not None)
 
 
 def intervals(

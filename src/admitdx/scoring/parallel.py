@@ -8,9 +8,7 @@ results entry, its replicates and its per_instance lines, already encoded.
 
 Workers keep the parent's BLAS thread count on purpose: OpenBLAS sums a matrix product in an
 order that depends on its thread count (measured: one thread instead of two moves the last bits of
-bootstrap intervals), and a run must write the same bytes whatever ``jobs`` is. Their products
-take turns under one lock (:func:`~admitdx.metrics.bootstrap.share_product_lock`): the BLAS
-threads of two workers on the same cores at once spin waiting for each other.
+bootstrap intervals), and a run must write the same bytes whatever ``jobs`` is.
 
 Errors: a worker's :class:`~admitdx.errors.AdmitdxError` comes back as a :class:`Failure` value
 (pickling an exception keeps only its ``args``: an InputError would lose its hint, table and
@@ -27,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from admitdx.errors import AdmitdxError
-from admitdx.metrics import bootstrap
 
 T = TypeVar("T")
 
@@ -52,8 +49,7 @@ def fork_map(fn: Callable[[int], T], n: int, workers: int) -> Iterator[T]:
     _TASK = fn
     try:
         context = multiprocessing.get_context("fork")
-        lock = context.Lock()
-        with context.Pool(workers, initializer=bootstrap.share_product_lock, initargs=(lock,)) as pool:
+        with context.Pool(workers) as pool:
             yield from pool.imap(_call, range(n))
     finally:
         _TASK = None
