@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -55,7 +56,7 @@ def count_columns(answers: AnswerBatch, settings: EncounterSettings) -> dict[str
 
 
 def instance_records(
-    instances: Sequence[Instance],
+    encounters: Encounters,
     predictions: Sequence[Record | None],
     pairs: Sequence[list[list[int]] | None],
     columns: dict[str, np.ndarray],
@@ -64,12 +65,12 @@ def instance_records(
     """One short record per encounter for ``per_instance.jsonl`` (``predictions`` and ``pairs``
     as read, None where an encounter has none)."""
     keys = _record_keys(settings.tracks)
-    n = len(instances)
+    n = len(encounters.ids)
     fields = (
-        [i.id for i in instances],
-        [i.subject_id for i in instances],
+        encounters.ids,
+        encounters.subjects,
         [len(p["items"]) if p is not None else 0 for p in predictions],
-        [len(i.references) for i in instances],
+        encounters.n_references,
         [ps or [] for ps in pairs],
         [p is None for p in predictions],
         [p is not None and bool(p.get("parse_error")) for p in predictions],
@@ -77,7 +78,23 @@ def instance_records(
         *(_condition_names(columns, kind, n) for kind in ("recorded", "flagged")),
     )
     names = (*_RECORD_FIELDS, *keys, "time_critical_recorded", "time_critical_flagged")
-    return [dict(zip(names, row, strict=True)) for row in zip(*fields, strict=True)]
+    return list(map(dict, map(zip, repeat(names), zip(*fields, strict=True))))
+
+
+@dataclass(frozen=True)
+class Encounters:
+    """What the per-encounter records need of the evaluated instances, read once per run (not
+    once per system: a forked worker that never touches the instance objects never copies
+    their memory)."""
+
+    ids: list[str]
+    subjects: list[int]
+    n_references: list[int]
+
+    @classmethod
+    def of(cls, instances: Sequence[Instance]) -> Encounters:
+        ids, subjects = [i.id for i in instances], [i.subject_id for i in instances]
+        return cls(ids, subjects, [len(i.references) for i in instances])
 
 
 _RECORD_FIELDS = (
@@ -216,6 +233,7 @@ def _replicates(
     for r in headline:
         groups.setdefault(_universe_of(r.name, settings) if universes else None, []).append(r)
     out: dict[str, np.ndarray] = {}
+    subject_array = np.asarray(ctx.subjects)
     for track, ratios in groups.items():
         cols = sorted(set().union(*(r.columns() for r in ratios)))
         idx = [names.index(c) for c in cols]
@@ -224,8 +242,8 @@ def _replicates(
             weights = ctx.weights
         else:
             mask, order, weights = universes[track]
-            subjects = np.asarray(ctx.subjects)[mask].tolist()
-            per_subject = bootstrap.subject_sums(subjects, matrix[mask][:, idx], order)
+            # the wanted columns first, then the track's rows: one small copy, not two large ones
+            per_subject = bootstrap.subject_sums(subject_array[mask], matrix[:, idx][mask], order)
         out.update(bootstrap.replicate_values(ratios, cols, per_subject, weights))
     return out
 
@@ -264,6 +282,7 @@ class EarlyDxSuite:
             "_ratios": all_ratios(settings, ctx.params.suspected_weight),
             "_labels": labels,
             "_subgroup_labels": [subgroups.subgroup_labels(i.meta) for i in ctx.instances],
+            "_encounters": Encounters.of(ctx.instances),
         }
 
     def score_system(
@@ -271,7 +290,8 @@ class EarlyDxSuite:
     ) -> SystemScore:
         settings: EncounterSettings = run["_settings"]
         ratios: list[Ratio] = run["_ratios"]
-        ids = [i.id for i in ctx.instances]
+        encounters: Encounters = run["_encounters"]
+        ids = encounters.ids
         require_matches(system, ids)
         predictions = [system.records.get(i) for i in ids]
         pairs = [system.pairs.get(i) for i in ids]
@@ -308,7 +328,7 @@ class EarlyDxSuite:
             "per_condition_f1": timecritical.per_condition_f1(point),
             "sample_size": track_sample_sizes(names, matrix, ctx.subjects, settings.tracks),
         }
-        records = instance_records(ctx.instances, predictions, pairs, columns, settings)
+        records = instance_records(encounters, predictions, pairs, columns, settings)
         return SystemScore(fields, replicates, records)
 
     def compare(self, baseline: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
