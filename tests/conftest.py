@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from admitdx.llm.local_server import LocalServer, llama_cpp_available
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DEMO = REPO.parent / "shared" / "data" / "mimic-iv-demo"
@@ -38,3 +41,12 @@ def synthetic_dataset(synthetic_root: Path, tmp_path_factory: pytest.TempPathFac
     out = tmp_path_factory.mktemp("earlydx")
     build_earlydx(synthetic_root, out, EarlyDxParams())
     return out
+
+
+@pytest.fixture(scope="module")
+def local_llm() -> Iterator[LocalServer]:
+    """The embedded llama.cpp server with the shipped SmolLM2 model, one per test module."""
+    if not llama_cpp_available():
+        pytest.skip("llama-cpp-python is not installed (pip install 'admitdx[local]')")
+    with LocalServer() as srv:
+        yield srv

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from admitdx.cli import app
 from admitdx.errors import UsageError
 from admitdx.jsonl import read_jsonl, write_jsonl
-from admitdx.llm.local_server import LocalServer, llama_cpp_available
+from admitdx.llm.local_server import LocalServer
 from admitdx.matching.concept_judge import cover_schema, read_concepts, read_covered
 from admitdx.matching.concept_judgements import judgements_path
 from admitdx.runs import sha256_text
@@ -114,20 +114,12 @@ def test_score_reads_judgements_and_refuses_stale_ones(tmp_path: Path) -> None:
         score(ds, run, tmp_path / "out3", *JUDGED)
 
 
-@pytest.fixture(scope="module")
-def server() -> LocalServer:
-    if not llama_cpp_available():
-        pytest.skip("llama-cpp-python is not installed (pip install 'admitdx[local]')")
-    with LocalServer() as srv:
-        yield srv
-
-
 @pytest.mark.llm
 @pytest.mark.slow
-def test_judge_concepts_through_the_local_server_then_score(server: LocalServer, tmp_path: Path) -> None:
+def test_judge_concepts_through_the_local_server_then_score(local_llm: LocalServer, tmp_path: Path) -> None:
     ds, run = write_planning_run(tmp_path, TARGETS, ANSWERS)
     config = tmp_path / "judge.json"  # JSON is YAML: the --config file a user would write
-    llm = asdict(server.config(cache_path=tmp_path / "llm.sqlite", max_tokens=200))
+    llm = asdict(local_llm.config(cache_path=tmp_path / "llm.sqlite", max_tokens=200))
     config.write_text(json.dumps({"llm": llm}, default=str))
     judge = ["judge-concepts", "--dataset", str(ds), "--predictions", str(run), "--config", str(config)]
     result = CliRunner().invoke(app, judge)

@@ -14,7 +14,7 @@ from tests.matching_data import write_case_dirs
 
 from admitdx.errors import UsageError
 from admitdx.llm.client import Completion
-from admitdx.llm.local_server import LocalServer, llama_cpp_available
+from admitdx.llm.local_server import LocalServer
 from admitdx.matching.base import MatchTask, check_one_to_one
 from admitdx.matching.llm_judge import DEFAULT_PROMPT, LlmJudgeMatcher, pairs_schema, validate_pairs
 from admitdx.matching.runner import load_matches, matches_path, run_matcher
@@ -52,14 +52,6 @@ def test_schema_bounds_numbers_to_the_lists() -> None:
     assert pairs_schema(3, 2)["properties"]["pairs"]["maxItems"] == 2
 
 
-@pytest.fixture(scope="module")
-def server() -> LocalServer:
-    if not llama_cpp_available():
-        pytest.skip("llama-cpp-python is not installed (pip install 'admitdx[local]')")
-    with LocalServer() as srv:
-        yield srv
-
-
 def judge(server: LocalServer, cache: Path) -> LlmJudgeMatcher:
     config = server.config(cache_path=cache, max_tokens=80)
     return LlmJudgeMatcher(llm=asdict(config))
@@ -77,7 +69,7 @@ def test_prompt_renders_numbered_lists_and_hashes_the_template() -> None:
 @pytest.mark.llm
 @pytest.mark.slow
 def test_judge_through_the_local_server_parses_validates_and_caches(
-    server: LocalServer, tmp_path: Path
+    local_llm: LocalServer, tmp_path: Path
 ) -> None:
     cases = {
         "t1": ([("Congestive heart failure", "I509")], ["CHF", "pneumonia"]),
@@ -86,7 +78,7 @@ def test_judge_through_the_local_server_parses_validates_and_caches(
     }
     dataset, pred = write_case_dirs(tmp_path, cases)
     cache = tmp_path / "llm.sqlite"
-    first = judge(server, cache)
+    first = judge(local_llm, cache)
     run = run_matcher(first, dataset, pred)
     assert run.summary["model_calls"] == 2 and run.summary["judged"] == 2
     by_id = {m.instance_id: m for m in run.matches}
@@ -102,13 +94,13 @@ def test_judge_through_the_local_server_parses_validates_and_caches(
     assert run.summary["judge_errors"] == sum(m.details["judge_errors"] for m in run.matches)
 
     # Rerun with the match file: nothing is recomputed, no model call.
-    again = judge(server, cache)
+    again = judge(local_llm, cache)
     rerun = run_matcher(again, dataset, pred)
     assert (rerun.computed, again.client.stats.model_calls) == (0, 0)
 
     # Rerun without the match file: every judgement comes from the LLM cache, still no model call.
     matches_path(pred, "llm_judge").unlink()
-    cold = judge(server, cache)
+    cold = judge(local_llm, cache)
     replay = run_matcher(cold, dataset, pred)
     assert cold.client.stats.model_calls == 0 and cold.client.stats.cache_hits == 2
     assert [m.pairs for m in load_matches(pred, "llm_judge")] == [m.pairs for m in run.matches]
