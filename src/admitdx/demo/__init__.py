@@ -17,8 +17,8 @@ stopped and a finished demo reruns in seconds.
 
 LLM speed (issue 12, measured with ``bench/bench_local_server.py`` on a 2-core AMX VM): a
 zero-shot EarlyDx request costs about 8.5 CPU-seconds on one core (5.6 for its ≈620 prompt tokens,
-2.9 for its ≈75 answer tokens), an audit request about 6.8, so the 24 predictions and the judge
-need some 240 CPU-seconds and the audit's 12–14 labels another 90. One llama.cpp server uses one
+2.9 for its ≈75 answer tokens), an audit request about 6.8, so the 20 predictions and the judge
+need some 200 CPU-seconds and the audit's 12–14 labels another 90. One llama.cpp server uses one
 thread (more threads spin at barriers and collapse on a busy machine), so while the foreground
 keeps one core on EarlyDx's predictions and judge, a background thread uses the other: the LLM
 audit on its own single-thread server, then the other tasks (their builds, baselines, scoring
