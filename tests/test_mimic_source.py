@@ -181,3 +181,18 @@ def test_glob_characters_in_a_parquet_root_are_literal(tmp_path: Path) -> None:
     with open_mimic(tmp_path / "pq*[1]") as src:
         assert src.execute("SELECT label FROM hosp.d_labitems").fetchall() == [("wanted",)]
         assert src.tables["hosp.d_labitems"].relative == "hosp/d_labitems.parquet"
+
+
+def test_a_task_names_every_table_it_lacks(tmp_path: Path) -> None:
+    _write_csv_gz(
+        tmp_path / "hosp" / "d_labitems.csv.gz",
+        ["itemid", "label", "fluid", "category"],
+        [["1", "Sodium", "Blood", "Chemistry"]],
+    )
+    with open_mimic(tmp_path) as src:
+        src.require(("hosp.d_labitems",), "a lab task")  # present: nothing to say
+        with pytest.raises(InputError) as e:
+            src.require(("ed.edstays", "hosp.d_labitems", "ed.triage"), "the ER-Reason tasks")
+    message = str(e.value).splitlines()[0]
+    assert message.endswith("lacks table(s) needed by the ER-Reason tasks: ed.edstays, ed.triage")
+    assert "admitdx data check --mimic" in (e.value.hint or "")

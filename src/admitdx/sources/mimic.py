@@ -100,6 +100,16 @@ class MimicSource:
         """Whether ``module.table`` exists and has a view."""
         return qualified in self.columns
 
+    def require(self, tables: tuple[str, ...], needed_by: str) -> None:
+        """Stop early (exit 2) when a table ``needed_by`` a task is absent, naming every missing one."""
+        missing = [t for t in tables if not self.has(t)]
+        if missing:
+            raise InputError(
+                f"{self.root} lacks table(s) needed by {needed_by}: {', '.join(missing)}",
+                hint="point --mimic at a MIMIC-IV root holding hosp/ and ed/ "
+                "(check it with `admitdx data check --mimic DIR`)",
+            )
+
     def modules(self) -> set[str]:
         return {self.tables[k].module for k in self.columns}
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from admitdx.errors import InputError
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.earlydx.params import EarlyDxParams
 
@@ -27,13 +26,7 @@ def window_microseconds(p: EarlyDxParams) -> int:
 
 def create_cohort(src: MimicSource, p: EarlyDxParams) -> dict[str, Any]:
     """Build the ``cohort`` table and return the cohort counts for the manifest."""
-    missing = [t for t in REQUIRED if not src.has(t)]
-    if missing:
-        raise InputError(
-            f"{src.root} lacks the table(s) EarlyDx needs: {', '.join(missing)}",
-            hint="point --mimic at a MIMIC-IV root holding hosp/ and ed/ "
-            "(check it with `admitdx data check --mimic DIR`)",
-        )
+    src.require(REQUIRED, "EarlyDx")
     patients = "LEFT JOIN hosp.patients p ON p.subject_id = e.subject_id" if src.has("hosp.patients") else ""
     triage = "LEFT JOIN ed.triage tr ON tr.stay_id = e.stay_id" if src.has("ed.triage") else ""
     age = (

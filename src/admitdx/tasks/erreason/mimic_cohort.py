@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from admitdx.errors import InputError
 from admitdx.sources.mimic import MimicSource
 
 Cutoff = Literal["arrival", "departure"]
@@ -20,13 +19,7 @@ REQUIRED = ("ed.edstays", "ed.triage", "hosp.patients")
 
 def create_cohort(src: MimicSource, cutoff: Cutoff) -> dict[str, Any]:
     """Build ``cohort`` and return its counts for the manifest."""
-    missing = [t for t in REQUIRED if not src.has(t)]
-    if missing:
-        raise InputError(
-            f"{src.root} lacks the table(s) the ER-Reason tasks need: {', '.join(missing)}",
-            hint="point --mimic at a MIMIC-IV root holding hosp/ and ed/ "
-            "(check it with `admitdx data check --mimic DIR`)",
-        )
+    src.require(REQUIRED, "the ER-Reason tasks")
     end = "CAST(e.intime AS TIMESTAMP)" if cutoff == "arrival" else "CAST(e.outtime AS TIMESTAMP)"
     src.con.execute(f"""
         CREATE OR REPLACE TEMP TABLE cohort AS
