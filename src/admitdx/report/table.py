@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.report import evidence
+from admitdx.report.levels import level_blocks
 
 MAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("micro_precision", "P"),
@@ -85,6 +86,8 @@ def render_table(results: dict[str, Any]) -> str:
     lines += _earlydx_blocks(results) if suite == "earlydx" else _headline_block(results)
     if suite == "clinibench":
         lines += _clinibench_blocks(results)
+    if suite == "final_diagnosis":
+        lines += level_blocks(results)
     lines += _notes(results)
     lines += _counts_block(results["systems"])
     caveats = [f"- **{s['name']}**: {s['caveat']}" for s in results["systems"] if s.get("caveat")]
