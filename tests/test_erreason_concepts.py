@@ -91,6 +91,7 @@ def test_text_suite_reports_concept_recall_and_its_extractor(tmp_path: Path) -> 
     assert results["concept_extractor"] == "offline"
     assert len(results["concept_extractor_params"]["lexicon"]) == 16  # the cached tables' key
     assert "> Concept recall: concepts by `offline`" in (out / "table.md").read_text()
+    assert "not comparable with ER-Reason's table 4" in (out / "table.md").read_text()
     assert "rule_out.concept_recall" in results["headline_metrics"]
     metrics = results["systems"][0]["metrics"]
     assert metrics["rule_out.concept_recall"]["value"] == pytest.approx((1 / 3 + 2 / 3) / 2)

@@ -32,6 +32,10 @@ SUITE_TITLES = {
     "final_diagnosis": "Final diagnosis (first coded answer vs main / any gold code)",
 }
 TABLE_FILE = "table.md"
+OFFLINE_CONCEPTS_NOTE = (
+    "Offline concepts (ICD-10-CM categories, DrugBank ids, admitdx's terms) are not comparable with "
+    "ER-Reason's table 4, which counts UMLS CUIs."
+)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -80,6 +84,8 @@ def render_table(results: dict[str, Any]) -> str:
         lines += ["", f"> {results['tracks_note']}"]
     if results.get("concept_extractor"):  # ER-Reason planning: which extractor found the concepts
         lines += ["", f"> Concept recall: concepts by `{results['concept_extractor']}` (score option)."]
+        if results["concept_extractor"] == "offline":
+            lines[-1] += f" {OFFLINE_CONCEPTS_NOTE}"
     elif results.get("concept_recall_skipped"):
         lines += ["", f"> Concept recall not scored: {results['concept_recall_skipped']}."]
     suite = results.get("suite", "earlydx")
