@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,8 @@ print(json.dumps({"user_cpu_s": round(usage.ru_utime, 2), "peak_mb": round(usage
 def _start(cache_dir: Path) -> dict[str, float]:
     t0 = time.perf_counter()
     env = {"ADMITDX_CACHE_DIR": str(cache_dir), "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:  # a checkout's sources before the installed package
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     out = subprocess.run([sys.executable, "-c", PROBE], check=True, env=env, capture_output=True, text=True)
     return {"wall_s": round(time.perf_counter() - t0, 2), **json.loads(out.stdout.splitlines()[-1])}
 
