@@ -131,6 +131,7 @@ def test_hcc_model_and_ccsr_table_options(tmp_path: Path) -> None:
     bad.write_text("'ICD-10-CM CODE','CCSR CATEGORY 1'\n'E119','END002'\n", encoding="utf-8")
     for option, value, said in (
         ("--ccsr-table", str(bad), "column CCSR CATEGORY 2"),
+        ("--ccsr-table", str(tmp_path / "missing.csv"), "no such CCSR file"),
         ("--hcc-model", "V99", "unknown CMS-HCC model 'V99'"),
     ):
         ds = tmp_path / "v22" / "ds"

@@ -36,7 +36,10 @@ def _unquote(value: str | None) -> str:
 
 def read_dxccsr(path: Path) -> dict[str, frozenset[str]]:
     """Code (dot-less, upper case) → every CCSR category, from AHRQ's ``DXCCSR_vYYYY-N.CSV``."""
-    with path.open(encoding="utf-8-sig", newline="") as f:
+    if not path.is_file():
+        raise InputError("no such CCSR file", table=str(path), hint="pass the path of DXCCSR_vYYYY-N.CSV")
+    # descriptions may be in another encoding; only the ASCII codes and categories are read
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
         reader = csv.reader(f)
         header = [_unquote(h) for h in next(reader, [])]
         missing = [c for c in (CODE_COLUMN, *CATEGORY_COLUMNS) if c not in header]
