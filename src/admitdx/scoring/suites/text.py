@@ -5,7 +5,8 @@ treatment plan) is scored per part against the answer's part of the same name; a
 unreadable answer scores 0 and is counted.
 
 Multi-part targets (ER-Reason's planning rationales) also get concept recall per part: the share
-of the reference's concepts the answer names, over instances whose reference names any. The score
+of the reference's concepts the answer names, over instances whose reference names any; the
+counts say how many references had none (``no_concept_<part>``). The score
 parameter ``concept_extractor`` chooses what finds the concepts, and results.json says which
 (``concept_extractor``, with ``concept_extractor_params``):
 
@@ -124,6 +125,14 @@ class TextSuite:
             for k, v in values.items()
         }
         fields: dict[str, Any] = {"metrics": metrics}
+        if choice:  # references whose concepts came out empty are left out of the mean: say how many
+            scored = matrix.sum(axis=0)
+            fields["counts"] = {
+                f"no_concept_{part}": int(
+                    scored[names.index(f"{part}.n")] - scored[names.index(f"{part}.concept_n")]
+                )
+                for part in run["parts"]
+            }
         if judged is not None:
             summary = judgements_path(system.directory).with_suffix(".summary.json")
             fields["concept_judge"] = {
