@@ -77,7 +77,8 @@ class CliniBenchSuite:
                 {
                     "cb.has_gold": float(bool(g)),
                     "cb.ap": clinibench.average_precision(g, ranking),
-                    "cb.md_hit": float(bool(g) and g[0] in ranking),
+                    # build's main_diagnosis="miss": an excluded main diagnosis is never hit
+                    "cb.md_hit": float(bool(g) and g[0] in ranking and not inst.meta.get("main_scored_as_miss")),
                 }
             )
             records.append(

@@ -51,8 +51,9 @@ SPEC = register(
         suite="clinibench",
         schema=SCHEMA,
         source_help="MIMIC-IV root with hosp/ and note/ (MIMIC-IV-Note); icu/ for --module icu.",
-        # The labels left out of evaluation name part of the gold answer.
-        leaky_meta=("excluded_codes",),
+        # The labels left out of evaluation name part of the gold answer; whether the main
+        # diagnosis is among them gives that away too.
+        leaky_meta=("excluded_codes", "main_scored_as_miss"),
         prompt_dir=Path(__file__).parent / "prompts",
         prompt="predict.v1",
         matcher=None,
