@@ -43,8 +43,9 @@ def _cli(*args: str) -> tuple[int, str]:
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "DISCHARGE PHYSICAL EXAM:": (
         "DISCHARGE PHYSICAL EXAMINATION:", "*DISCHARGE EXAM*", "PE on discharge:", "Discharge exam:",
-        "Physical exam on discharge:", "=== DISCHARGE EXAM ===", "Exam at time of discharge:", "ON DISCHARGE:",
-        "Discharge:", "Discharge PE:", "PHYSICAL EXAMINATION AT DISCHARGE:", "DISCHARGE PHYSICAL EXAM:",
+        "Physical exam on discharge:", "=== DISCHARGE EXAM ===", "Exam at time of discharge:",
+        "ON DISCHARGE:", "Discharge:", "Discharge PE:", "PHYSICAL EXAMINATION AT DISCHARGE:",
+        "DISCHARGE PHYSICAL EXAM:",
     ),
     "ADMISSION PHYSICAL EXAM:": ("ADMISSION PHYSICAL EXAMINATION:", "*ADMISSION EXAM*", "On admission:"),
     "Physical Exam:": ("PHYSICAL EXAMINATION:", "Physical Exam:"),
@@ -118,7 +119,9 @@ def test_icu_and_hosp_are_disjoint_and_together_every_admission(synthetic_root: 
         assert dropped["icu_stay_in_icu_dataset"] == len(in_icu)
 
 
-def test_no_leakage_section_text_reaches_any_instance(synthetic_root: Path, varied_root: Path, built: Path) -> None:
+def test_no_leakage_section_text_reaches_any_instance(
+    synthetic_root: Path, varied_root: Path, built: Path
+) -> None:
     """Every line of every leakage section (brief hospital course, discharge diagnosis, discharge
     exam, …) of every note, under any of the heading spellings of :data:`SPELLINGS`, is absent from
     the instance built from it, unless the admission-time sections say it too (discharge
@@ -258,10 +261,17 @@ def test_missing_icustays_is_exit_2_unless_hosp_includes_icu(synthetic_root: Pat
     root = _root(tmp_path, synthetic_root, ("hosp", "ed", "note"))
     out = str(tmp_path / "o")
     code, output = _cli("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp")
-    assert code == 2 and "icu/icustays" in output and "--hosp-icu include" in output and "Traceback" not in output
+    assert (
+        code == 2
+        and "icu/icustays" in output
+        and "--hosp-icu include" in output
+        and "Traceback" not in output
+    )
     with pytest.raises(InputError, match="which --module icu needs"):  # the same exit 2, in process
         _invoke("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "icu")
-    hosp = _invoke("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp", "--hosp-icu", "include")
+    hosp = _invoke(
+        "build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp", "--hosp-icu", "include"
+    )
     assert hosp.exit_code == 0, hosp.output
 
 
@@ -299,8 +309,16 @@ def test_note_without_any_header_is_exit_2_naming_the_note(tmp_path: Path) -> No
     ]
     _write(root / "note/discharge.csv.gz", "note.discharge", notes)
     code, output = _cli(
-        "build", "clinibench", "--mimic", str(root), "--out", str(tmp_path / "o"), "--module", "hosp",
-        "--hosp-icu", "include",
+        "build",
+        "clinibench",
+        "--mimic",
+        str(root),
+        "--out",
+        str(tmp_path / "o"),
+        "--module",
+        "hosp",
+        "--hosp-icu",
+        "include",
     )
     assert code == 2, output
     assert "10000002-DS-1" in output and "no recognisable section header" in output

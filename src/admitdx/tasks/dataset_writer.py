@@ -223,7 +223,8 @@ def configs_card(datasets: dict[str, dict[str, int]]) -> str:
     and never merges two datasets (a plain ``load_dataset(DIR)`` would glob them all together)."""
     configs = "".join(_config(name, f"{name}/", counts) for name, counts in datasets.items())
     sizes = "; ".join(
-        f"{name}: " + ", ".join(f"{s} {counts[s]}" for s in _ordered(counts)) for name, counts in datasets.items()
+        f"{name}: " + ", ".join(f"{s} {counts[s]}" for s in _ordered(counts))
+        for name, counts in datasets.items()
     )
     first = next(iter(datasets), "NAME")
     return (

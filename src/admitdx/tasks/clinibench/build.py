@@ -45,7 +45,13 @@ from admitdx.tasks.clinibench.note import admission_note
 from admitdx.tasks.clinibench.params import MODULES, SECTION_NAMES, CliniBenchParams, variant_name
 from admitdx.tasks.clinibench.stats import dataset_counts, table_one, tokens
 from admitdx.tasks.clinibench.stratify import iterative_stratification
-from admitdx.tasks.dataset_writer import CARD_FILE, PARQUET_FILE, InstanceWriter, configs_card, instance_schema
+from admitdx.tasks.dataset_writer import (
+    CARD_FILE,
+    PARQUET_FILE,
+    InstanceWriter,
+    configs_card,
+    instance_schema,
+)
 from admitdx.tasks.spec import Progress
 from admitdx.tasks.split import SPLIT_FILE, read_split_file, write_split_file
 
@@ -260,7 +266,9 @@ def _member(icu: bool, module: str, p: CliniBenchParams) -> bool:
     return icu if module == "icu" else (p.hosp_icu == "include" or not icu)
 
 
-def _records(spool: Path, p: CliniBenchParams, variant: tuple[str, int] | None = None) -> Iterator[dict[str, Any]]:
+def _records(
+    spool: Path, p: CliniBenchParams, variant: tuple[str, int] | None = None
+) -> Iterator[dict[str, Any]]:
     """The spooled notes of one (module, version) dataset, or every note (``variant`` None)."""
     with spool.open(encoding="utf-8") as f:
         for line in f:

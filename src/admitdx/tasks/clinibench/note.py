@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from admitdx.tasks.clinibench.params import CORE_SECTIONS, SECTION_NAMES
 from admitdx.tasks.clinibench.headings import discharge_exam_start, headings
+from admitdx.tasks.clinibench.params import CORE_SECTIONS, SECTION_NAMES
 from admitdx.tasks.discharge_note import NoteSection
 
 #: Output headers of the kept sections (``HEADER: text``).
@@ -62,7 +62,10 @@ def sections(text: str, *, whole_exam: bool = False) -> list[NoteSection]:
     a section. ``whole_exam``: discharge-exam headings do not end a section (the ablation)."""
     found = [h for h in headings(text) if not (whole_exam and h.name == "discharge_exam")]
     ends = [h.start for h in found[1:]] + [len(text)]
-    return [NoteSection(h.name, h.text, text[h.end : end].strip(), h.start) for h, end in zip(found, ends)]
+    return [
+        NoteSection(h.name, h.text, text[h.end : e].strip(), h.start)
+        for h, e in zip(found, ends[: len(found)], strict=True)
+    ]
 
 
 def admission_exam(body: str) -> str:
