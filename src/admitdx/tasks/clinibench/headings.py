@@ -24,9 +24,10 @@ discharge-exam spellings stayed in the admission note with the old list (issue 2
 discharge exam takes a TF-IDF classifier's main-diagnosis accuracy from 0.52 to 0.96.
 
 A heading is a line start (after indentation and decoration such as ``*``, ``=``, ``#``) followed
-by the heading text and a colon, or a line that holds nothing but the heading: such a *bare*
-heading counts only when it is decorated or written in capitals (``*DISCHARGE EXAM*``,
-``DISCHARGE PHYSICAL EXAM``), so that a body line which happens to read "Discharge" does not.
+by the heading text (at most 81 characters) and a colon, or a line that holds nothing but the
+heading: such a *bare* heading counts only when it is decorated or written in capitals
+(``*DISCHARGE EXAM*``, ``DISCHARGE PHYSICAL EXAM``), so that a body line which happens to read
+"Discharge" does not.
 """
 
 from __future__ import annotations
@@ -159,13 +160,13 @@ def classify(key: str) -> str | None:
     return "discharge_" + "_".join(key.split()[1:])
 
 
-_DECOR = r"*=#~\-\[\]<>|"
-#: A heading line: indentation and decoration, the heading text (a letter or a de-identified
-#: word ``___`` first, no colon, at most 80 characters), then a colon, or decoration and the
-#: line's end (a bare heading).
+_DECOR = "*=#~-[]<>|"
+_DECOR_CLASS = re.escape(_DECOR)
+#: A heading line: indentation and decoration, then the heading text (a letter or a de-identified
+#: word ``___`` first, at most 81 characters, up to the first colon or the line's end), then the
+#: colon if there is one. Greedy and without alternatives, so one pass per line start.
 HEADING_LINE = re.compile(
-    rf"^(?P<lead>[^\S\n]*[{_DECOR}]*[^\S\n]*)(?P<head>(?:___[^\S\n]*)?[A-Za-z][^:\n]{{0,80}}?)"
-    rf"(?:(?P<colon>[^\S\n]*:)|(?P<tail>[^\S\n]*[{_DECOR}]*[^\S\n]*)$)",
+    rf"^(?P<lead>[^\S\n]*[{_DECOR_CLASS}]*[^\S\n]*)(?P<head>(?:___[^\S\n]*)?[A-Za-z][^:\n]{{0,80}})(?P<colon>:)?",
     re.M,
 )
 
@@ -180,22 +181,34 @@ class Heading:
     end: int  # after the colon, or the end of a bare heading's line
 
 
+@lru_cache(maxsize=65536)
+def _name(head: str) -> str | None:
+    """The section a heading text opens (notes repeat the same lines: cached)."""
+    return classify(heading_key(head))
+
+
+def _heading(m: re.Match[str], text: str, *, bare_any_case: bool = False) -> str | None:
+    """The section a :data:`HEADING_LINE` match opens, if it is a heading: with a colon, or alone
+    on its line and (unless ``bare_any_case``) decorated or in capitals."""
+    head, colon = m.group("head", "colon")
+    name = _name(head)
+    if name is None or colon is not None:
+        return name
+    if m.end() < len(text) and text[m.end()] not in "\r\n":
+        return None  # more than 81 characters and no colon: a sentence
+    bare = head.rstrip()
+    decorated = bool(m.group("lead").strip()) or bare[-1:] in _DECOR
+    return name if bare_any_case or decorated or bare.isupper() else None
+
+
 def headings(text: str) -> list[Heading]:
     """Every recognised heading of ``text``, in order (see the module docstring)."""
     out = []
     for m in HEADING_LINE.finditer(text):
-        head = m.group("head")
-        name = classify(heading_key(head))
-        if name is None:
-            continue
-        if m.group("colon") is None and not (_decorated(m) or head.isupper()):
-            continue
-        out.append(Heading(name, head.strip(), m.start(), m.end()))
+        name = _heading(m, text)
+        if name is not None:
+            out.append(Heading(name, m.group("head").strip(), m.start(), m.end()))
     return out
-
-
-def _decorated(m: re.Match[str]) -> bool:
-    return bool(m.group("lead").strip() or (m.group("tail") or "").strip())
 
 
 #: A line inside the physical exam that opens the exam at discharge without being a heading:
@@ -209,15 +222,16 @@ _DISCHARGE_SENTENCE = re.compile(
 def discharge_exam_start(body: str) -> int | None:
     """Where the exam at discharge starts inside a physical exam's body (None: nowhere).
 
-    The first line that is a discharge heading of any kind (:func:`is_discharge_key`; a bare one
-    in any case here, since the exam's sub-headers are often plain "Discharge" lines), or that
-    opens with a timing phrase ("On discharge, …", "Exam at discharge …") or with "discharge exam"
-    / "discharge PE".
+    The first line that is a discharge heading of any kind (one that opens a ``discharge_…``
+    section; a bare one in any case here, since the exam's sub-headers are often plain "Discharge"
+    lines), or that opens with a timing phrase ("On discharge, …", "Exam at discharge …") or with
+    "discharge exam" / "discharge PE".
     """
     pos = 0
     for line in body.splitlines(keepends=True):
         m = HEADING_LINE.match(line)
-        if m and is_discharge_key(heading_key(m.group("head"))):
+        name = _heading(m, line, bare_any_case=True) if m else None
+        if name is not None and name.startswith("discharge_"):
             return pos
         words = " ".join(re.sub(r"[^a-z0-9]+", " ", line.lower().replace("examination", "exam")).split())
         if _DISCHARGE_SENTENCE.match(words):
