@@ -88,7 +88,7 @@ class CliniBenchParams:
     hosp_icu: Literal["exclude", "include"] = param(
         "exclude",
         "exclude: hosp holds admissions without an ICU stay, disjoint from icu (table 1 adds up); "
-        "include: every admission (before issue 20).",
+        "include: hosp holds every admission, icu a subset of it.",
     )
     sections: tuple[str, ...] = param(SECTION_NAMES, "Admission-time sections kept, in the paper's order.")
     procedures: Literal["keep", "drop"] = param(

@@ -22,7 +22,8 @@ def _one(name: str, out: dict[str, Any]) -> str:
         f"[green]CliniBench {name}[/] {c['notes']} notes ({n['train']} train / {n['val']} val / "
         f"{n['test']} test), {c['full_codes']} full / {c['short_codes']} short codes "
         f"({c['evaluated_labels']} evaluated), {c['codes_per_note']} codes and {c['tokens_per_note']} "
-        f"tokens per note, tertile thresholds tail {t['tail']} / head {t['head']}; dropped: {dropped}"
+        f"tokens per note, tertile thresholds tail {t['tail']} / head {t['head']}; discharge exam cut "
+        f"from {c.get('discharge_exam_cut', 0)} notes; dropped: {dropped}"
     )
 
 
