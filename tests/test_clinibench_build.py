@@ -403,4 +403,6 @@ def test_load_dataset_gives_one_configuration_per_dataset(built: Path, tmp_path:
         ids = {row for s in loaded for row in loaded[s]["id"]}
         assert ids == {i.id for i in load_instances(built / name)}
         assert set(loaded["train"]["split"]) == {"train"}
+    with pytest.raises(ValueError, match="available configs"):  # no name: it asks, never merges
+        datasets.load_dataset(str(built), cache_dir=str(tmp_path))
     assert top["table_1"]["icu-icd9"]["notes"] == top["datasets"]["icu-icd9"]["counts"]["notes"]

@@ -88,7 +88,7 @@ KNOWN: dict[str, tuple[str, ...]] = {
     ),
     "discharge_condition": ("___ Condition",),
     "followup_instructions": ("Followup Instructions", "Follow-up Instructions", "Followup"),
-    "discharge_disposition": ("Disposition",),
+    # not "Disposition" alone: an HPI's ED course often says "Disposition: admit" (kept text)
     # administrative fields (§3.1), dropped ("Discharge Date" is a discharge heading)
     "name": ("Name",),
     "unit_no": ("Unit No",),
