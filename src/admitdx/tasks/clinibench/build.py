@@ -1,14 +1,16 @@
 """``build_clinibench``: MIMIC-IV (+ MIMIC-IV-Note) root → one dataset per (module, ICD version).
 
-Two passes, memory bounded by one batch of notes plus one small record per patient:
+Two passes over the notes, memory bounded by one batch of notes plus one small record per patient
+and stratum:
 
 1. DuckDB joins each admission's discharge note (the latest ``note_seq`` when there are several)
    to its admission, its billed codes and whether ``icu/icustays`` has a row for it. Python cuts
    each note into the admission note (:mod:`.note`) and rolls the codes up (:mod:`.labels`), and
    spools the result to a temporary JSON-lines file once for all datasets.
 2. Patients are split once for all datasets, by grouped iterative stratification (:mod:`.stratify`)
-   over every spooled note, each label counted per dataset it belongs to (``icu-icd9:428``), so
-   every dataset is stratified and no patient is in train of one dataset and test of another.
+   of one stratum (ICU stay or not × ICD version) after another, a patient placed by an earlier
+   stratum keeping its split (:func:`_split`); so every dataset is stratified and no patient is in
+   train of one dataset and test of another.
 3. Per dataset: the labels present in all three splits are the evaluated vocabulary, and the spool
    is read again to write the instances with their evaluated labels
    (:mod:`admitdx.tasks.dataset_writer`).
