@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from admitdx.cli import app
 from admitdx.contracts import load_instances
+from admitdx.errors import InputError
 from admitdx.ontology import icd
 from admitdx.runs import read_manifest
 from admitdx.sources.mimic import open_mimic
@@ -37,10 +38,55 @@ def _cli(*args: str) -> tuple[int, str]:
     return done.returncode, " ".join((done.stdout + done.stderr).split())
 
 
+#: Heading spellings the notes of :func:`varied_root` use instead of the template's, one per note
+#: in turn (``tests/data/clinibench_headings.csv`` says where each comes from).
+SPELLINGS: dict[str, tuple[str, ...]] = {
+    "DISCHARGE PHYSICAL EXAM:": (
+        "DISCHARGE PHYSICAL EXAMINATION:", "*DISCHARGE EXAM*", "PE on discharge:", "Discharge exam:",
+        "Physical exam on discharge:", "=== DISCHARGE EXAM ===", "Exam at time of discharge:",
+        "ON DISCHARGE:", "Discharge:", "Discharge PE:", "PHYSICAL EXAMINATION AT DISCHARGE:",
+        "DISCHARGE PHYSICAL EXAM:",
+    ),
+    "ADMISSION PHYSICAL EXAM:": ("ADMISSION PHYSICAL EXAMINATION:", "*ADMISSION EXAM*", "On admission:"),
+    "Physical Exam:": ("PHYSICAL EXAMINATION:", "Physical Exam:"),
+    "History of Present Illness:": ("HISTORY OF THE PRESENT ILLNESS:", "History of Present Illness:"),
+    "Brief Hospital Course:": ("Hospital Course:", "COURSE IN THE HOSPITAL", "___ Hospital Course:"),
+    "Medications on Admission:": ("Admission Medications:", "MEDS ON ADMISSION:"),
+    "Discharge Medications:": ("Medications on Discharge:", "DISCHARGE MEDS:", "discharge medication:"),
+    "Discharge Diagnosis:": ("DISCHARGE DIAGNOSES:", "Final Diagnosis:", "Discharge Dx:", "___ Diagnosis:"),
+    "Discharge Condition:": ("Condition at discharge:", "CONDITION UPON DISCHARGE", "___ Condition:"),
+    "Followup Instructions:": ("Follow-up Instructions:", "FOLLOW UP"),
+}  # fmt: skip
+
+
 @pytest.fixture(scope="module")
-def built(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def varied_root(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic root with its discharge notes' headings respelt (:data:`SPELLINGS`); the
+    section bodies, and so the ``_truth`` records, are unchanged. A heading already respelt by the
+    generator is left as it is."""
+    root = tmp_path_factory.mktemp("varied")
+    for module in synthetic_root.iterdir():
+        if module.name != "note":
+            (root / module.name).symlink_to(module, target_is_directory=True)
+    (root / "note").mkdir()
+    for table in (synthetic_root / "note").iterdir():
+        if table.name != "discharge.csv.gz":
+            (root / "note" / table.name).symlink_to(table)
+    with gzip.open(synthetic_root / "note/discharge.csv.gz", "rt", newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    text = rows[0].index("text")
+    for i, row in enumerate(rows[1:]):
+        for template, spellings in SPELLINGS.items():
+            row[text] = row[text].replace(f"\n{template}\n", f"\n{spellings[i % len(spellings)]}\n", 1)
+    with gzip.open(root / "note/discharge.csv.gz", "wt", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(varied_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("clinibench")
-    result = _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out))
+    result = _invoke("build", "clinibench", "--mimic", str(varied_root), "--out", str(out))
     assert result.exit_code == 0, result.output
     return out
 
@@ -59,20 +105,26 @@ def test_four_datasets_each_with_its_manifest(built: Path) -> None:
         assert manifest["outputs"]["counts"]["notes"] == len(insts)
 
 
-def test_icu_datasets_hold_only_admissions_with_an_icu_stay(synthetic_root: Path, built: Path) -> None:
+def test_icu_and_hosp_are_disjoint_and_together_every_admission(synthetic_root: Path, built: Path) -> None:
+    """hosp holds the admissions without an ICU stay, icu those with one (issue 20: the reading
+    under which the paper's table 1 sums to 99 % of MIMIC-IV-Note); the manifest counts the ICU
+    admissions left out of hosp."""
     with open_mimic(synthetic_root) as src:
         icu = {r[0] for r in src.con.execute("SELECT hadm_id FROM icu.icustays").fetchall()}
     for version in (9, 10):
         hosp = {i.hadm_id for i in load_instances(built / f"hosp-icd{version}")}
         in_icu = {i.hadm_id for i in load_instances(built / f"icu-icd{version}")}
-        assert in_icu == hosp & icu and 0 < len(in_icu) < len(hosp)
+        assert in_icu <= icu and not hosp & icu and in_icu and hosp
+        dropped = read_manifest(built / f"hosp-icd{version}")["outputs"]["counts"]["dropped"]
+        assert dropped["icu_stay_in_icu_dataset"] == len(in_icu)
 
 
 def test_no_leakage_section_text_reaches_any_instance(synthetic_root: Path, built: Path) -> None:
     """Every line of every leakage section (brief hospital course, discharge diagnosis, discharge
-    exam, …) of every note is absent from the instance built from it, unless the admission-time
-    sections say it too (discharge medications repeat the home ones); the positive control below
-    shows the check can see a leak."""
+    exam, …) of every note, under any of the heading spellings of :data:`SPELLINGS`, is absent from
+    the instance built from it, unless the admission-time sections say it too (discharge
+    medications repeat the home ones); the positive control below shows the check can see a leak.
+    The manifest counts the notes whose discharge exam was cut: here every note that has one."""
     truth = {rec["hadm_id"]: rec["sections"] for rec in read_note_sections(synthetic_root)}
     checked = 0
     for name in VARIANTS:
@@ -88,9 +140,15 @@ def test_no_leakage_section_text_reaches_any_instance(synthetic_root: Path, buil
             assert " ".join(sections["chief_complaint"].split()) in inst.text
             assert " ".join(sections["physical_exam_admission"].split()) in inst.text
     assert checked > 1000
+    with_exam = {hadm for hadm, sections in truth.items() if sections.get("physical_exam_discharge")}
+    for name in VARIANTS:
+        cut = read_manifest(built / name)["outputs"]["counts"]["discharge_exam_cut"]
+        assert cut == sum(i.hadm_id in with_exam for i in load_instances(built / name)) > 0
 
 
-def test_leak_detector_sees_the_discharge_exam_when_not_cut(synthetic_root: Path, tmp_path: Path) -> None:
+def test_leak_detector_sees_the_discharge_exam_when_not_cut(
+    synthetic_root: Path, built: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "whole"
     args = ["--module", "hosp", "--icd-version", "10", "--physical-exam", "whole"]
     assert (
@@ -101,6 +159,10 @@ def test_leak_detector_sees_the_discharge_exam_when_not_cut(synthetic_root: Path
     inst = load_instances(out)[0]
     first = truth[inst.hadm_id]["physical_exam_discharge"].splitlines()[0]
     assert first in inst.text
+    # one split for the build: this dataset built alone has the split it has among all four
+    assert {i.id: i.split for i in load_instances(out)} == {
+        i.id: i.split for i in load_instances(built / "hosp-icd10")
+    }
 
 
 def test_labels_are_rolled_up_deduplicated_main_first(synthetic_root: Path, built: Path) -> None:
@@ -136,6 +198,11 @@ def test_roll_up_of_icd9_e_and_v_codes() -> None:
 
 
 def test_split_grouped_by_patient_and_labels_in_all_splits(built: Path) -> None:
+    across: dict[int, set[str]] = defaultdict(set)  # one split per patient over all four datasets
+    for name in VARIANTS:
+        for inst in load_instances(built / name):
+            across[inst.subject_id].add(inst.split)
+    assert len(across) > 100 and all(len(s) == 1 for s in across.values())
     for name in VARIANTS:
         insts = load_instances(built / name)
         split_of: dict[int, set[str]] = defaultdict(set)
@@ -186,12 +253,21 @@ def test_missing_note_module_is_exit_2_naming_mimic_iv_note(synthetic_root: Path
     assert "Traceback" not in output
 
 
-def test_missing_icustays_is_exit_2_for_module_icu(synthetic_root: Path, tmp_path: Path) -> None:
+def test_missing_icustays_is_exit_2_unless_hosp_includes_icu(synthetic_root: Path, tmp_path: Path) -> None:
     root = _root(tmp_path, synthetic_root, ("hosp", "ed", "note"))
     out = str(tmp_path / "o")
-    code, output = _cli("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "icu")
-    assert code == 2 and "icu/icustays" in output and "--module icu" in output and "Traceback" not in output
-    hosp = _invoke("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp")
+    code, output = _cli("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp")
+    assert (
+        code == 2
+        and "icu/icustays" in output
+        and "--hosp-icu include" in output
+        and "Traceback" not in output
+    )
+    with pytest.raises(InputError, match="which --module icu needs"):  # the same exit 2, in process
+        _invoke("build", "clinibench", "--mimic", str(root), "--out", out, "--module", "icu")
+    hosp = _invoke(
+        "build", "clinibench", "--mimic", str(root), "--out", out, "--module", "hosp", "--hosp-icu", "include"
+    )
     assert hosp.exit_code == 0, hosp.output
 
 
@@ -229,15 +305,24 @@ def test_note_without_any_header_is_exit_2_naming_the_note(tmp_path: Path) -> No
     ]
     _write(root / "note/discharge.csv.gz", "note.discharge", notes)
     code, output = _cli(
-        "build", "clinibench", "--mimic", str(root), "--out", str(tmp_path / "o"), "--module", "hosp"
+        "build",
+        "clinibench",
+        "--mimic",
+        str(root),
+        "--out",
+        str(tmp_path / "o"),
+        "--module",
+        "hosp",
+        "--hosp-icu",
+        "include",
     )
     assert code == 2, output
     assert "10000002-DS-1" in output and "no recognisable section header" in output
     assert "Traceback" not in output
 
 
-def test_rebuild_with_same_inputs_is_skipped(synthetic_root: Path, built: Path) -> None:
-    result = _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(built))
+def test_rebuild_with_same_inputs_is_skipped(varied_root: Path, built: Path) -> None:
+    result = _invoke("build", "clinibench", "--mimic", str(varied_root), "--out", str(built))
     assert result.exit_code == 0 and "already holds this build" in result.output
     assert json.loads((built / "manifest.json").read_text())["stage"] == "build clinibench"
     # the small-split warning, per dataset that needs it (< 100 test notes or < 60 test patients)
@@ -300,3 +385,20 @@ def test_split_file_reused_and_ungrouped_split(synthetic_root: Path, built: Path
     assert _invoke("build", "clinibench", *args).exit_code == 0
     assert not (notes / "split.csv").exists()
     assert {i.split for i in load_instances(notes)} == {"train", "val", "test"}
+
+
+def test_load_dataset_gives_one_configuration_per_dataset(built: Path, tmp_path: Path) -> None:
+    """``datasets.load_dataset(DIR, NAME)`` on a four-dataset build: each dataset with its own
+    splits and rows, never two datasets merged (issue 20: 671 rows of 568 notes before)."""
+    datasets = pytest.importorskip("datasets")
+    top = read_manifest(built)["outputs"]
+    for name in VARIANTS:
+        loaded = datasets.load_dataset(str(built), name, cache_dir=str(tmp_path))
+        expected = {s: n for s, n in top["datasets"][name]["counts"]["notes_per_split"].items() if n}
+        assert {s: loaded[s].num_rows for s in loaded} == expected
+        ids = {row for s in loaded for row in loaded[s]["id"]}
+        assert ids == {i.id for i in load_instances(built / name)}
+        assert set(loaded["train"]["split"]) == {"train"}
+    with pytest.raises(ValueError, match="available configs"):  # no name: it asks, never merges
+        datasets.load_dataset(str(built), cache_dir=str(tmp_path))
+    assert top["table_1"]["icu-icd9"]["notes"] == top["datasets"]["icu-icd9"]["counts"]["notes"]

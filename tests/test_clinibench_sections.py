@@ -1,5 +1,6 @@
 """CliniBench's admission note (§3.1) on hand-written discharge summaries: which text is kept, in
-which section, and what is cut; and the one splitter, which EarlyDx's past-history reader shares."""
+which section, and what is cut; and EarlyDx's past-history reader, unchanged by CliniBench's
+heading detector."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import re
 
 import pytest
 
-from admitdx.tasks.clinibench.note import admission_exam, admission_note
-from admitdx.tasks.discharge_note import HeaderSet, NoteSplitter
+from admitdx.tasks.clinibench.note import admission_exam, admission_note, sections
 from admitdx.tasks.earlydx.prior_history import extract_past_medical_history
 
 # MIMIC style: "~" stands for the lone space of MIMIC's blank lines and header lines.
@@ -156,10 +156,12 @@ def test_header_mid_line_is_not_a_header() -> None:
     assert note.sections["past_medical_history"] is None
 
 
-def test_splitter_is_van_aken_known_headers_only() -> None:
-    splitter = NoteSplitter(HeaderSet({"a": ("alpha",), "b": ("beta gamma",)}))
-    sections = splitter.sections("ALPHA:\none\nUnknown Header:\nstill alpha\n  Beta   Gamma :\ntwo")
-    assert [(s.name, s.body) for s in sections] == [("a", "one\nUnknown Header:\nstill alpha"), ("b", "two")]
+def test_splitter_is_van_aken_recognised_headings_only() -> None:
+    found = sections("ALLERGIES:\none\nUnknown Header:\nstill allergies\n  Social   History :\ntwo")
+    assert [(s.name, s.body) for s in found] == [
+        ("allergies", "one\nUnknown Header:\nstill allergies"),
+        ("social_history", "two"),
+    ]
 
 
 # EarlyDx's reader as it was before the shared splitter: the oracle the shared one must reproduce.

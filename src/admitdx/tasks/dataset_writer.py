@@ -188,18 +188,51 @@ def _timestamped(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "t0": datetime.fromisoformat(t0)} if isinstance(t0, str) else record
 
 
+_PRIVACY = (
+    "**This folder holds MIMIC-derived text.** It is covered by the PhysioNet credentialed data use "
+    "agreement: keep it with your MIMIC data, and do not upload it to a hub or share it.\n"
+)
+
+
+def _ordered(counts: dict[str, int]) -> list[str]:
+    return sorted(counts, key=lambda s: (s != "train", s != "val", s))
+
+
+def _config(name: str, folder: str, counts: dict[str, int]) -> str:
+    """One ``configs:`` entry: each split with rows, mapped to ``<folder>data/<split>.parquet``."""
+    files = "".join(
+        f"  - split: {s}\n    path: {folder}{SPLITS_DIR}/{s}.parquet\n" for s in _ordered(counts) if counts[s]
+    )
+    return f"- config_name: {name}\n  data_files:\n{files}"
+
+
 def dataset_card(counts: dict[str, int]) -> str:
     """``README.md``: the Hugging Face dataset card whose ``configs:`` maps each split to its file."""
-    splits = sorted(counts, key=lambda s: (s != "train", s != "val", s))
-    files = "".join(f"  - split: {s}\n    path: {SPLITS_DIR}/{s}.parquet\n" for s in splits)
-    sizes = ", ".join(f"{s} {counts[s]}" for s in splits)
+    sizes = ", ".join(f"{s} {counts[s]}" for s in _ordered(counts))
     return (
-        f"---\nconfigs:\n- config_name: default\n  data_files:\n{files}---\n\n"
+        f"---\nconfigs:\n{_config('default', '', counts)}---\n\n"
         "# admitdx dataset\n\n"
         f'Instances per split: {sizes}. Load with `datasets.load_dataset("<this folder>")`; the same rows '
-        "are in `instances.jsonl` (what admitdx reads) and `instances.parquet`.\n\n"
-        "**This folder holds MIMIC-derived text.** It is covered by the PhysioNet credentialed data use "
-        "agreement: keep it with your MIMIC data, and do not upload it to a hub or share it.\n"
+        "are in `instances.jsonl` (what admitdx reads) and `instances.parquet`.\n\n" + _PRIVACY
+    )
+
+
+def configs_card(datasets: dict[str, dict[str, int]]) -> str:
+    """``README.md`` of a build of several datasets (one subfolder each): one named configuration
+    per dataset, so ``datasets.load_dataset(DIR, "hosp-icd9")`` gives that dataset's own splits
+    and never merges two datasets (a plain ``load_dataset(DIR)`` would glob them all together)."""
+    configs = "".join(_config(name, f"{name}/", counts) for name, counts in datasets.items())
+    sizes = "; ".join(
+        f"{name}: " + ", ".join(f"{s} {counts[s]}" for s in _ordered(counts))
+        for name, counts in datasets.items()
+    )
+    first = next(iter(datasets), "NAME")
+    return (
+        f"---\nconfigs:\n{configs}---\n\n"
+        "# admitdx datasets\n\n"
+        f"One configuration per dataset ({sizes}). Load one with "
+        f'`datasets.load_dataset("<this folder>", "{first}")`; each subfolder is a complete admitdx '
+        "dataset of its own.\n\n" + _PRIVACY
     )
 
 

@@ -1,4 +1,4 @@
-"""The one section splitter for MIMIC-IV discharge summaries, shared by every task that reads them.
+"""A section splitter for MIMIC-IV discharge summaries by a fixed list of header spellings.
 
 A MIMIC-IV-Note discharge summary is a sequence of sections, each opened by a header line such as
 ``Chief Complaint:`` or ``History of Present Illness:`` (schema doc §4.4). Following van Aken et
@@ -15,9 +15,9 @@ sits in. Which headers are known, and how they may be spelled, is the caller's
 * ``extra_end`` is one more regular expression that ends a section (EarlyDx: a blank line
   followed by any capitalised "Words:" line, the authors' rule).
 
-:meth:`NoteSplitter.sections` cuts a whole note (CliniBench); :meth:`NoteSplitter.section` finds
-one section's body (EarlyDx's prior-history part). Bodies are returned as written; callers
-collapse whitespace as their protocol says.
+:meth:`NoteSplitter.section` finds one section's body (EarlyDx's prior-history part, whose
+output is pinned), returned as written. CliniBench recognises headings by a normalised key instead
+(:mod:`admitdx.tasks.clinibench.headings`) and shares only :class:`NoteSection`.
 """
 
 from __future__ import annotations
@@ -82,20 +82,6 @@ class NoteSplitter:
 
     def _extra(self, text: str, pos: int) -> re.Match[str] | None:
         return self.extra_end.search(text, pos) if self.extra_end else None
-
-    def sections(self, text: str) -> list[NoteSection]:
-        """Every known section of ``text`` in note order; text before the first header is not a
-        section (MIMIC puts nothing there but blank lines)."""
-        padded = "\n" + text  # a header on the note's first line starts a line too
-        found = list(self._boundary.finditer(padded))
-        out: list[NoteSection] = []
-        for i, m in enumerate(found):
-            end = found[i + 1].start() if i + 1 < len(found) else len(padded)
-            extra = self._extra(padded[:end], m.end())
-            body = padded[m.end() : extra.start() if extra else end]
-            header = m.group("header")
-            out.append(NoteSection(self.headers.name_of(header), header.strip(), body.strip(), m.start()))
-        return out
 
     def section(self, text: str, header: str, *, anywhere: bool = False) -> str | None:
         """The body of the first ``header:`` section (None when absent), up to the next known header.

@@ -1,14 +1,23 @@
 """``build_clinibench``: MIMIC-IV (+ MIMIC-IV-Note) root → one dataset per (module, ICD version).
 
-Two passes, memory bounded by one batch of notes plus one small record per patient:
+Two passes over the notes, memory bounded by one batch of notes plus one small record per patient
+and stratum:
 
 1. DuckDB joins each admission's discharge note (the latest ``note_seq`` when there are several)
-   to its admission, its billed codes and, for the icu module, whether ``icu/icustays`` has a row
-   for it. Python cuts each note into the admission note (:mod:`.note`) and rolls the codes up
-   (:mod:`.labels`), and spools the result to a temporary JSON-lines file once for all datasets.
-2. Per dataset: patients are split by grouped iterative stratification (:mod:`.stratify`), the
-   labels present in all three splits are the evaluated vocabulary, and the spool is read again to
-   write the instances with their evaluated labels (:mod:`admitdx.tasks.dataset_writer`).
+   to its admission, its billed codes and whether ``icu/icustays`` has a row for it. Python cuts
+   each note into the admission note (:mod:`.note`) and rolls the codes up (:mod:`.labels`), and
+   spools the result to a temporary JSON-lines file once for all datasets.
+2. Patients are split once for all datasets, by grouped iterative stratification (:mod:`.stratify`)
+   of one stratum (ICU stay or not × ICD version) after another, a patient placed by an earlier
+   stratum keeping its split (:func:`_split`); so every dataset is stratified and no patient is in
+   train of one dataset and test of another.
+3. Per dataset: the labels present in all three splits are the evaluated vocabulary, and the spool
+   is read again to write the instances with their evaluated labels
+   (:mod:`admitdx.tasks.dataset_writer`).
+
+Modules (``hosp_icu``): icu holds the admissions with an ICU stay; hosp, by default, the others,
+so the two are disjoint as the paper's table 1 implies (its four datasets sum to 99.0 % of
+MIMIC-IV-Note); ``hosp_icu="include"`` puts every admission in hosp.
 
 Labels absent from any split (appendix A.2) are removed from ``Instance.references`` — what every
 system is trained on and scored against is the evaluated vocabulary — and kept per instance in the
@@ -35,10 +44,16 @@ from admitdx.sources.files import discover_tables
 from admitdx.sources.mimic import MimicSource, Needs, open_mimic
 from admitdx.tasks.clinibench.labels import CODE_SYSTEMS, Titles, roll_up_codes
 from admitdx.tasks.clinibench.note import admission_note
-from admitdx.tasks.clinibench.params import SECTION_NAMES, CliniBenchParams, variant_name
-from admitdx.tasks.clinibench.stats import dataset_counts, tokens
+from admitdx.tasks.clinibench.params import MODULES, SECTION_NAMES, CliniBenchParams, variant_name
+from admitdx.tasks.clinibench.stats import dataset_counts, table_one, tokens
 from admitdx.tasks.clinibench.stratify import iterative_stratification
-from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
+from admitdx.tasks.dataset_writer import (
+    CARD_FILE,
+    PARQUET_FILE,
+    InstanceWriter,
+    configs_card,
+    instance_schema,
+)
 from admitdx.tasks.spec import Progress
 from admitdx.tasks.split import SPLIT_FILE, read_split_file, write_split_file
 
@@ -53,7 +68,7 @@ NOTE_MODULE_HINT = (
 )
 
 _S, _I = pa.string(), pa.int64()
-META = (("note_id", _S), ("icd_version", _I), ("excluded_codes", _S))
+META = (("note_id", _S), ("icd_version", _I), ("excluded_codes", _S), ("main_scored_as_miss", pa.bool_()))
 SCHEMA = instance_schema(SECTION_NAMES, META)
 
 _NOTES_SQL = """
@@ -92,7 +107,7 @@ def build_clinibench(
     """
     mimic_dir, out_dir = Path(mimic_dir), Path(out_dir)
     variants = params.variants()
-    needs = _needs(mimic_dir, variants)
+    needs = _needs(mimic_dir, variants, params)
     if split_file and not params.group_by_patient:
         raise UsageError("--split-file assigns patients; it needs group_by_patient (the default)")
     fixed = read_split_file(split_file, SPLITS) if split_file else None
@@ -124,35 +139,56 @@ def build_clinibench(
                 f"SET temp_directory = '{str(Path(tmp) / 'duckdb').replace(chr(39), chr(39) * 2)}'"
             )
             with src.translate_errors():
-                scanned = _spool(src, params, spool, any(m == "icu" for m, _ in variants), report)
+                scanned = _spool(src, params, spool, src.has("icu.icustays"), report)
+            split = _split(spool, params, fixed)
             datasets = {}
             for v in variants:
                 datasets[variant_name(*v)] = _write_dataset(
-                    spool, targets[v], v, params, titles, scanned, fixed, per_variant[v], report
+                    spool, targets[v], v, params, titles, scanned, split, per_variant[v], report
                 )
     if single:
         return datasets[variant_name(*variants[0])]
-    outputs = {"datasets": datasets, "files": [f"{name}/{INSTANCES_FILE}" for name in datasets]}
+    (out_dir / CARD_FILE).write_text(
+        configs_card({name: out["counts"]["notes_per_split"] for name, out in datasets.items()}),
+        encoding="utf-8",
+    )
+    outputs = {
+        "datasets": datasets,
+        "table_1": {name: table_one(out["counts"]) for name, out in datasets.items()},
+        "files": [CARD_FILE, *(f"{name}/{INSTANCES_FILE}" for name in datasets)],
+    }
     write_manifest(out_dir, stage=STAGE, inputs={**inputs, "params": params.to_dict()}, outputs=outputs)
     return outputs
 
 
-def _needs(mimic_dir: Path, variants: list[tuple[str, int]]) -> Needs:
-    """The tables read; a missing note module or ICU table is refused here, naming what is missing."""
+def _needs(mimic_dir: Path, variants: list[tuple[str, int]], p: CliniBenchParams) -> Needs:
+    """The tables read; a missing note module or ICU table is refused here, naming what is missing.
+
+    ``icu/icustays`` is read whenever the root has it (the split strata are per module), and
+    required by an icu dataset and by a hosp dataset that excludes the ICU admissions."""
     found = discover_tables(mimic_dir)
     if "note.discharge" not in found:
         raise InputError(
             f"{mimic_dir} has no note/discharge table", table="note.discharge", hint=NOTE_MODULE_HINT
         )
     requires = ["hosp.admissions", "hosp.diagnoses_icd", "note.discharge"]
-    if any(m == "icu" for m, _ in variants):
-        if "icu.icustays" not in found:
-            raise InputError(
-                f"{mimic_dir} has no icu/icustays table, which --module icu needs to tell ICU admissions",
-                table="icu.icustays",
-                hint="add MIMIC-IV's icu/ module, or build --module hosp",
-            )
+    modules = {m for m, _ in variants}
+    if "icu.icustays" in found:
         requires.append("icu.icustays")
+    elif "icu" in modules:
+        raise InputError(
+            f"{mimic_dir} has no icu/icustays table, which --module icu needs to tell ICU admissions",
+            table="icu.icustays",
+            hint="add MIMIC-IV's icu/ module, or build --module hosp --hosp-icu include",
+        )
+    elif p.hosp_icu == "exclude":
+        raise InputError(
+            f"{mimic_dir} has no icu/icustays table, which --module hosp needs to leave out the ICU "
+            "admissions (hosp and icu are disjoint by default)",
+            table="icu.icustays",
+            hint="add MIMIC-IV's icu/ module, or build --module hosp --hosp-icu include "
+            "(hosp then holds every admission)",
+        )
     return Needs(requires=tuple(requires), reads=("hosp.d_icd_diagnoses",))
 
 
@@ -180,12 +216,14 @@ def _spool(src: MimicSource, p: CliniBenchParams, spool: Path, icu: bool, report
             for values in batch:
                 row = dict(zip(names, values, strict=True))
                 record, reason = _note_record(row, p)
-                modules = ("hosp", "icu") if row["icu"] else ("hosp",)
+                modules = tuple(m for m in MODULES if _member(bool(row["icu"]), m, p))
                 if reason:
                     for m in modules:
                         dropped[(reason, m, row["version"] or 0)] += 1
                     continue
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                if row["icu"] and p.hosp_icu == "exclude":
+                    dropped[("icu_stay_in_icu_dataset", "hosp", record["version"])] += 1
                 if row["versions"] and row["versions"] > 1:
                     for m in modules:
                         dropped[("mixed_icd_versions_kept_majority", m, row["version"])] += 1
@@ -196,7 +234,7 @@ def _spool(src: MimicSource, p: CliniBenchParams, spool: Path, icu: bool, report
 
 def _note_record(row: dict[str, Any], p: CliniBenchParams) -> tuple[dict[str, Any] | None, str | None]:
     text = row["text"] or ""
-    note = admission_note(text, p.sections, p.physical_exam)
+    note = admission_note(text, p.kept_sections(), p.physical_exam)
     if note.headers_found == 0:
         raise InputError(
             f"discharge note {row['note_id']} (hadm_id {row['hadm_id']}) has no recognisable section header",
@@ -220,34 +258,52 @@ def _note_record(row: dict[str, Any], p: CliniBenchParams) -> tuple[dict[str, An
         "icu": bool(row["icu"]),
         "sections": note.sections,
         "text": note.text,
+        "exam_cut": note.discharge_exam_cut,
         "labels": [[lab.code, lab.seq_num, list(lab.full_codes)] for lab in labels],
     }, None
 
 
-def _records(spool: Path, module: str, version: int) -> Iterator[dict[str, Any]]:
+def _member(icu: bool, module: str, p: CliniBenchParams) -> bool:
+    """Whether an admission (with an ICU stay or not) belongs to ``module``'s datasets."""
+    return icu if module == "icu" else (p.hosp_icu == "include" or not icu)
+
+
+def _records(
+    spool: Path, p: CliniBenchParams, variant: tuple[str, int] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The spooled notes of one (module, version) dataset, or every note (``variant`` None)."""
     with spool.open(encoding="utf-8") as f:
         for line in f:
             rec = json.loads(line)
-            if rec["version"] == version and (module == "hosp" or rec["icu"]):
+            if variant is None or (rec["version"] == variant[1] and _member(rec["icu"], variant[0], p)):
                 yield rec
 
 
-def _split(
-    spool: Path, variant: tuple[str, int], p: CliniBenchParams, fixed: dict[int, str] | None
-) -> tuple[dict[Any, str], int, int]:
-    """Group (patient, or note when ungrouped) → split; how many patients a split file lacked; notes."""
-    groups: dict[Any, tuple[int, Counter[str]]] = {}
-    for rec in _records(spool, *variant):
+def _stratum(rec: dict[str, Any]) -> str:
+    """The dataset a note is stratified in: its module (icu when it has an ICU stay) and version."""
+    return variant_name("icu" if rec["icu"] else "hosp", rec["version"])
+
+
+def _split(spool: Path, p: CliniBenchParams, fixed: dict[int, str] | None) -> tuple[dict[Any, str], set[Any]]:
+    """Group (patient, or note when ungrouped) → split for every note of the root, once for all
+    datasets; and the groups a split file did not assign (none without a split file).
+
+    The strata (module by ICU stay, and ICD version) are stratified one after another, smallest
+    first, each by its own notes and labels; a group placed by an earlier stratum (or the split
+    file) keeps its split there and counts against the later stratum's wants. So the small icu
+    datasets get the closest balance and every dataset lands near 70/10/20."""
+    strata: dict[str, dict[Any, tuple[int, Counter[str]]]] = {}
+    for rec in _records(spool, p):
         key = rec["subject_id"] if p.group_by_patient else rec["hadm_id"]
+        groups = strata.setdefault(_stratum(rec), {})
         n, counts = groups.get(key, (0, Counter()))
         counts.update(lab[0] for lab in rec["labels"])
         groups[key] = (n + 1, counts)
-    notes = sum(n for n, _ in groups.values())
-    if not fixed:
-        return iterative_stratification(groups, p.fractions(), p.seed), 0, notes
-    free = {g: v for g, v in groups.items() if g not in fixed}
-    assigned = iterative_stratification(free, p.fractions(), p.seed) if free else {}
-    return {**{g: fixed[g] for g in groups if g in fixed}, **assigned}, len(free), notes
+    placed: dict[Any, str] = dict(fixed or {})
+    for name in sorted(strata, key=lambda s: (sum(n for n, _ in strata[s].values()), s)):
+        placed |= iterative_stratification(strata[name], p.fractions(), p.seed, placed)
+    every = set().union(*strata.values()) if strata else set()
+    return placed, (every - fixed.keys()) if fixed else set()
 
 
 def _write_dataset(
@@ -257,18 +313,22 @@ def _write_dataset(
     p: CliniBenchParams,
     titles: Titles,
     scanned: dict[str, Any],
-    fixed: dict[int, str] | None,
+    split: tuple[dict[Any, str], set[Any]],
     inputs: dict[str, Any],
     report: Progress,
 ) -> dict[str, Any]:
     module, version = variant
     name = variant_name(module, version)
     writable_dir(out_dir)
-    assignment, not_in_file, total = _split(spool, variant, p, fixed)
     key = "subject_id" if p.group_by_patient else "hadm_id"
+    every_group, free = split
+    assignment: dict[Any, str] = {}
     per_split: dict[str, Counter[str]] = {s: Counter() for s in SPLITS}
-    for rec in _records(spool, module, version):
+    total = 0
+    for rec in _records(spool, p, variant):
+        assignment[rec[key]] = every_group[rec[key]]
         per_split[assignment[rec[key]]].update(lab[0] for lab in rec["labels"])
+        total += 1
     every = set().union(*per_split.values())
     evaluated = (
         {lab for lab in every if all(per_split[s][lab] for s in SPLITS)} if p.exclude_absent_labels else every
@@ -280,13 +340,16 @@ def _write_dataset(
         full_codes: set[str] = set()
         codes_per_note: list[int] = []
         test_subjects: set[int] = set()
-        main_excluded = 0
-        for i, rec in enumerate(_records(spool, module, version)):
+        main_excluded = exam_cut = 0
+        for i, rec in enumerate(_records(spool, p, variant)):
             split = assignment[rec[key]]
             kept = [lab for lab in rec["labels"] if lab[0] in evaluated]
             excluded = [lab[0] for lab in rec["labels"] if lab[0] not in evaluated]
-            main_excluded += bool(rec["labels"]) and rec["labels"][0][0] not in evaluated
-            writer.write(_instance(rec, split, kept, excluded, version, titles))
+            main_out = bool(rec["labels"]) and rec["labels"][0][0] not in evaluated
+            main_excluded += main_out
+            exam_cut += rec["exam_cut"]
+            miss = main_out if p.main_diagnosis == "miss" else None
+            writer.write(_instance(rec, split, kept, excluded, version, titles, miss))
             notes[split] += 1
             if split == "test":
                 test_subjects.add(rec["subject_id"])
@@ -309,7 +372,8 @@ def _write_dataset(
             dropped={r: n for (r, m, v), n in scanned["dropped"].items() if m == module and v == version},
         )
         counts["main_diagnosis_excluded"] = main_excluded
-        counts["split_subjects_not_in_file"] = not_in_file
+        counts["discharge_exam_cut"] = exam_cut
+        counts["split_subjects_not_in_file"] = len(free & assignment.keys())
         counts["test_subjects"] = len(test_subjects)  # for the small-split warning, grouped or not
         if p.group_by_patient:
             counts["subjects"] = dict(sorted(Counter(assignment.values()).items()))
@@ -338,7 +402,13 @@ TOKENIZER_NOTE = (
 
 
 def _instance(
-    rec: dict[str, Any], split: str, kept: list[list[Any]], excluded: list[str], version: int, titles: Titles
+    rec: dict[str, Any],
+    split: str,
+    kept: list[list[Any]],
+    excluded: list[str],
+    version: int,
+    titles: Titles,
+    main_miss: bool | None,
 ) -> dict[str, Any]:
     system = CODE_SYSTEMS[version]
     return {
@@ -356,6 +426,7 @@ def _instance(
             "note_id": rec["note_id"],
             "icd_version": version,
             "excluded_codes": ",".join(excluded) or None,
+            "main_scored_as_miss": main_miss,
         },
         "history": None,
         "hadm_id": rec["hadm_id"],

@@ -32,15 +32,28 @@ SECTION_NAMES: tuple[str, ...] = (
 CORE_SECTIONS: tuple[str, ...] = ("chief_complaint", "history_of_present_illness", "past_medical_history")
 
 
+#: The allowed values of the parameters that name a choice.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "hosp_icu": ("exclude", "include"),
+    "procedures": ("keep", "drop"),
+    "physical_exam": ("admission", "whole"),
+    "main_diagnosis": ("promote", "miss"),
+}
+
+
 @dataclass(frozen=True)
 class CliniBenchParams:
     """Parameters of ``admitdx build clinibench``; every field is recorded in the manifest.
 
     Datasets (§3.1, table 1)
-      module: "hosp" (every admission with a discharge note) or "icu" (only admissions with an
-        ``icu/icustays`` row); icd_version 9 or 10 (the admission's diagnoses_icd version).
-        Leaving either out builds every value of it, one dataset per subfolder
-        (``hosp-icd9``, ``hosp-icd10``, ``icu-icd9``, ``icu-icd10``), each with its own manifest.
+      module: "hosp" or "icu" (admissions with an ``icu/icustays`` row); icd_version 9 or 10 (the
+        admission's diagnoses_icd version). Leaving either out builds every value of it, one
+        dataset per subfolder (``hosp-icd9``, ``hosp-icd10``, ``icu-icd9``, ``icu-icd10``), each
+        with its own manifest.
+      hosp_icu: "exclude" (hosp holds the admissions *without* an ICU stay, so hosp and icu are
+        disjoint) or "include" (hosp holds every admission). The paper does not say; its four
+        datasets sum to 328,472 notes, 99.0 % of MIMIC-IV-Note's 331,794, which only disjoint
+        modules allow, so "exclude" is the reading under which table 1 adds up.
 
     Admission note (§3.1)
       sections: which of the nine admission-time sections to keep (all, in the paper's order).
@@ -48,6 +61,8 @@ class CliniBenchParams:
         admission and the discharge exam under one ``Physical Exam:`` header); "whole" keeps the
         header's full text, as a splitter unaware of the two exams would (it leaks the discharge
         exam; for ablations only).
+      procedures: "keep" the "Major Surgical or Invasive Procedure" section (the paper keeps it,
+        although it names procedures done during the stay) or "drop" it.
       drop_empty_core: drop notes whose chief complaint, present illness and past history are all
         empty (counted in the manifest).
 
@@ -57,13 +72,28 @@ class CliniBenchParams:
         stratifies notes independently, so one patient can sit in train and test).
       seed: ties of the iterative stratification are broken with this seed.
       exclude_absent_labels: leave out of evaluation the labels absent from any split (paper).
+      main_diagnosis: when the main diagnosis's category is excluded, "promote" the next
+        evaluated label to first reference (scored as the main diagnosis) or score the note as a
+        "miss" in main-diagnosis accuracy (its references unchanged). The paper does not say.
+
+    One split for all datasets of a build: patients (or admissions, ungrouped) are stratified once
+    over every note of the root, so no patient is in train of one dataset and test of another,
+    and a dataset built alone gets the same split as in a build of all four.
     """
 
     module: Literal["hosp", "icu"] | None = param(
         None, "hosp: every admission with a discharge note; icu: those with an ICU stay (default: both)."
     )
     icd_version: int | None = param(None, "9 or 10: the admissions coded in that version (default: both).")
+    hosp_icu: Literal["exclude", "include"] = param(
+        "exclude",
+        "exclude: hosp holds admissions without an ICU stay, disjoint from icu (table 1 adds up); "
+        "include: hosp holds every admission, icu a subset of it.",
+    )
     sections: tuple[str, ...] = param(SECTION_NAMES, "Admission-time sections kept, in the paper's order.")
+    procedures: Literal["keep", "drop"] = param(
+        "keep", "keep (paper) or drop the Major Surgical or Invasive Procedure section."
+    )
     physical_exam: Literal["admission", "whole"] = param(
         "admission", "admission: the exam at admission only (paper); whole: the header's full text."
     )
@@ -74,23 +104,36 @@ class CliniBenchParams:
     group_by_patient: bool = param(True, "No patient in two splits (the paper does not say; ours).")
     seed: int = param(0, "Seed for the stratification's random tie-breaking.")
     exclude_absent_labels: bool = param(True, "Evaluate only labels present in all three splits (A.2).")
+    main_diagnosis: Literal["promote", "miss"] = param(
+        "promote",
+        "An excluded main diagnosis: promote the next evaluated label, or score the note as a miss.",
+    )
 
     def __post_init__(self) -> None:
         if self.module is not None and self.module not in MODULES:
             raise UsageError(f"module must be one of {', '.join(MODULES)}, got {self.module!r}")
         if self.icd_version is not None and self.icd_version not in VERSIONS:
             raise UsageError(f"icd_version must be 9 or 10, got {self.icd_version!r}")
-        if self.physical_exam not in ("admission", "whole"):
-            raise UsageError(f"physical_exam must be admission or whole, got {self.physical_exam!r}")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise UsageError(f"{name} must be {' or '.join(allowed)}, got {getattr(self, name)!r}")
         unknown = [s for s in self.sections if s not in SECTION_NAMES]
         if unknown or not self.sections:
             raise UsageError(
                 f"unknown or no section(s): {', '.join(unknown) or '(none given)'}",
                 hint=f"choose from {', '.join(SECTION_NAMES)}",
             )
+        if not self.kept_sections():
+            raise UsageError("procedures=drop leaves no section to keep", hint="add sections to --sections")
         fractions = self.fractions()
         if any(f <= 0 for f in fractions.values()) or abs(sum(fractions.values()) - 1) > 1e-9:
             raise UsageError(f"train/val/test fractions must be > 0 and sum to 1, got {fractions}")
+
+    def kept_sections(self) -> tuple[str, ...]:
+        """``sections`` without the procedures section when ``procedures`` is "drop"."""
+        if self.procedures == "keep":
+            return self.sections
+        return tuple(s for s in self.sections if s != "major_surgical_or_invasive_procedure")
 
     def fractions(self) -> dict[str, float]:
         return {"train": self.train_fraction, "val": self.val_fraction, "test": self.test_fraction}

@@ -22,7 +22,8 @@ def _one(name: str, out: dict[str, Any]) -> str:
         f"[green]CliniBench {name}[/] {c['notes']} notes ({n['train']} train / {n['val']} val / "
         f"{n['test']} test), {c['full_codes']} full / {c['short_codes']} short codes "
         f"({c['evaluated_labels']} evaluated), {c['codes_per_note']} codes and {c['tokens_per_note']} "
-        f"tokens per note, tertile thresholds tail {t['tail']} / head {t['head']}; dropped: {dropped}"
+        f"tokens per note, tertile thresholds tail {t['tail']} / head {t['head']}; discharge exam cut "
+        f"from {c.get('discharge_exam_cut', 0)} notes; dropped: {dropped}"
     )
 
 
@@ -51,8 +52,9 @@ SPEC = register(
         suite="clinibench",
         schema=SCHEMA,
         source_help="MIMIC-IV root with hosp/ and note/ (MIMIC-IV-Note); icu/ for --module icu.",
-        # The labels left out of evaluation name part of the gold answer.
-        leaky_meta=("excluded_codes",),
+        # The labels left out of evaluation name part of the gold answer; whether the main
+        # diagnosis is among them gives that away too.
+        leaky_meta=("excluded_codes", "main_scored_as_miss"),
         prompt_dir=Path(__file__).parent / "prompts",
         prompt="predict.v1",
         matcher=None,

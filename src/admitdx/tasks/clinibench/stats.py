@@ -69,3 +69,16 @@ def dataset_counts(
         "tertile_thresholds": tertile_thresholds(per_split["train"], evaluated),
         "dropped": dict(sorted(dropped.items())),
     }
+
+
+#: Table 1's rows, as named in a dataset's counts.
+TABLE_ONE_ROWS = ("notes", "full_codes", "short_codes", "codes_per_note", "tokens_per_note")
+
+
+def table_one(counts: Mapping[str, Any]) -> dict[str, Any]:
+    """One dataset's column of table 1 (the tertile thresholds as "tail" and "head")."""
+    return {
+        **{row: counts[row] for row in TABLE_ONE_ROWS},
+        "tail": counts["tertile_thresholds"]["tail"],
+        "head": counts["tertile_thresholds"]["head"],
+    }

@@ -18,6 +18,10 @@ ungrouped split would be. The algorithm:
    they land on 70/10/20, and labels stay balanced (``tests/test_clinibench_split.py``);
 3. groups without labels go to the split that most wants notes.
 
+``fixed`` groups (a split file's, or those an earlier dataset of the same build placed) keep their
+split: they are assigned first, their notes and labels taken off the splits' wants, and the
+algorithm places the others around them.
+
 The maintained ``iterative-stratification`` package implements step 2 on a dense label matrix and
 recounts every remaining label at every step (O(samples · labels²)); on table 1's 170,599 notes and
 1,105 labels that does not finish, and it has no groups. This implementation keeps per-label
@@ -35,8 +39,10 @@ def iterative_stratification(
     groups: Mapping[int, tuple[int, Mapping[str, int]]],
     fractions: Mapping[str, float],
     seed: int,
+    fixed: Mapping[int, str] | None = None,
 ) -> dict[int, str]:
-    """group → split name. ``groups``: group id → (notes, {label: notes carrying it})."""
+    """group → split name. ``groups``: group id → (notes, {label: notes carrying it}); ``fixed``:
+    groups whose split is given (those not in ``groups`` are ignored)."""
     names = list(fractions)
     rng = random.Random(f"clinibench-stratify:{seed}")
     order = sorted(groups)
@@ -76,6 +82,9 @@ def iterative_stratification(
             remaining[label] -= 1
             heapq.heappush(heap, (remaining[label], rank[label], label))
 
+    for g, split in (fixed or {}).items():
+        if g in groups:
+            assign(g, names.index(split))
     while heap:
         count, _, label = heapq.heappop(heap)
         if count == 0 or count != remaining[label]:
