@@ -296,7 +296,7 @@ class LLMClient:
             self.dialect = "json_object"
             self.stats.dialect_switches += 1
             return await self._post(http, req)
-        if status == 400 and self._rejects_max_tokens(resp.text):
+        if status == 400 and "max_tokens" in body and self._rejects_max_tokens(resp.text):
             # OpenAI's reasoning models refuse the deprecated name and name the one they take.
             self.token_field = "max_completion_tokens"
             self.stats.dialect_switches += 1
@@ -359,13 +359,9 @@ class LLMClient:
         )
 
     def _rejects_max_tokens(self, text: str) -> bool:
-        """In ``auto``: does this 400 say ``max_tokens`` is refused for ``max_completion_tokens``?"""
-        return (
-            self.config.server == "auto"
-            and self.token_field == "max_tokens"
-            and "max_tokens" in text
-            and "max_completion_tokens" in text
-        )
+        """In ``auto``: does this 400 say ``max_tokens`` is refused for ``max_completion_tokens``?
+        (Requests in flight when the first such answer came still carry the old name: each switches.)"""
+        return self.config.server == "auto" and "max_tokens" in text and "max_completion_tokens" in text
 
     def connection_pools(self) -> list[httpx.AsyncClient]:
         """Connection pools for ``concurrency`` concurrent calls of :meth:`acomplete`, at most POOL_SIZE
