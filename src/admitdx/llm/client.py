@@ -221,14 +221,14 @@ class LLMClient:
                     raw, usage, latency, finish = await self._post(http, req)
         except httpx.ProxyError as e:
             message, hint = proxy_tunnel_refusal(
-                self._redact(str(e)), url=self._shown_url, proxy=self._shown_proxy or ""
+                self.redact(str(e)), url=self._shown_url, proxy=self._shown_proxy or ""
             )
             raise LLMCallError(message, hint=hint) from e
         except (TransientError, httpx.TransportError, httpx.TimeoutException) as e:
             if self.liveness is not None:
                 self.liveness()  # a server that died says so, rather than "kept failing"
             raise LLMCallError(
-                self._redact(f"{self._shown_url} kept failing after {self.config.retries} retries: {e!r}"),
+                self.redact(f"{self._shown_url} kept failing after {self.config.retries} retries: {e!r}"),
                 hint=connection_failure_hint(proxy=self._shown_proxy),
             ) from e
         self.stats.model_calls += 1
@@ -303,7 +303,7 @@ class LLMClient:
             return await self._post(http, req)
         if 300 <= status < 400:  # httpx does not follow redirects (its default); say so plainly
             message, hint = redirect_refusal(
-                status, self._redact(redact_url(resp.headers.get("location", ""))), url=self._shown_url
+                status, self.redact(redact_url(resp.headers.get("location", ""))), url=self._shown_url
             )
             raise LLMCallError(message, hint=hint)
         if status in RETRY_STATUSES or status >= 500:
@@ -317,7 +317,7 @@ class LLMClient:
                 status,
                 resp.reason_phrase,
                 resp.headers,
-                self._redact(resp.text[:300]),
+                self.redact(resp.text[:300]),
                 url=self._shown_url,
                 proxy=self._shown_proxy,
             )
@@ -337,10 +337,22 @@ class LLMClient:
             raise TransientError(f"unreadable response body ({type(e).__name__}): {resp.text[:120]!r}") from e
         return raw, data.get("usage"), latency, choice.get("finish_reason")
 
-    def _redact(self, text: str) -> str:
+    def redact(self, text: str) -> str:
         """``text`` without the API key (or echoes of it) and without URL credentials."""
         secrets = [self.config.api_key(), *url_secrets(self.config.base_url), *url_secrets(self.config.proxy)]
         return redact_text(text, secrets)
+
+    def get(self, path: str) -> httpx.Response:
+        """One GET of ``{base_url}/{path}`` (``models``) with this client's headers, TLS and proxy rules;
+        for ``admitdx llm check``, not for patient text."""
+        url, host = connect_url(self.profile.request_url(self.config.base_url, self.config.api_version, path))
+
+        async def get() -> httpx.Response:
+            async with self.connection_pools()[0] as http:
+                headers = {"Host": host} if host else {}
+                return await http.get(url, headers=headers, extensions=self._extensions())
+
+        return asyncio.run(get())
 
     def _extensions(self) -> dict[str, Any]:
         """A ``localhost`` URL is connected to by address: TLS must still check the name's certificate."""
