@@ -10,7 +10,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from admitdx.cli.named_llm import open_named_client
+from admitdx.cli.named_llm import LOCAL, open_named_client
 from admitdx.cli.options import parse_key_values
 from admitdx.llm.check import check_server
 from admitdx.systems.config import load_config
@@ -65,7 +65,10 @@ def check(
         latency = f"{p.latency_s:.2f} s" if p.latency_s is not None else "–"
         table.add_row(p.name, p.outcome, latency, "yes" if p.thought else "no", tokens, p.detail)
     console.print(table)
-    entry = yaml.safe_dump({"systems": {"mine": report.profile(client.config)}}, sort_keys=False)
+    profile = report.profile(client.config)
+    if system == LOCAL:  # the embedded server's port changes at every start
+        profile["base_url"] = LOCAL
+    entry = yaml.safe_dump({"systems": {"mine": profile}}, sort_keys=False)
     console.print("paste into a --config file:\n" + entry, markup=False, highlight=False)
 
 

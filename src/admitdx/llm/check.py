@@ -34,7 +34,8 @@ PROBE_MESSAGES = [
     {"role": "system", "content": "You are a careful emergency physician."},
     {
         "role": "user",
-        "content": "Fever, productive cough and right lower lobe consolidation. Name the diagnosis.",
+        "content": "Fever, productive cough and right lower lobe consolidation. "
+        "Name the most likely diagnosis in at most five words.",
     },
 ]
 PROBE_SCHEMA = {
@@ -119,7 +120,8 @@ def _probe(name: str, config: LLMConfig, allow_hosts: list[AllowedHost], schema:
         first_line = str(e).splitlines()[0]
         return Probe(name, "refused", time.perf_counter() - t0, first_line[:160]), client.dialect
     outcome = "truncated" if c.truncated else ("unreadable" if c.parse_error and schema else "answered")
-    detail = (c.parse_error or c.raw.strip().replace("\n", " "))[:80]
+    shown = (c.parse_error if schema is not None or c.truncated else None) or c.raw.strip()
+    detail = shown.replace("\n", " ")[:80]
     return Probe(name, outcome, c.latency_s, detail, bool(c.reasoning), c.usage), client.dialect
 
 
