@@ -365,6 +365,8 @@ def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
     description = system_description(system.directory)
     preds = system.records.values()
     errors = [p["parse_error"] for p in preds if p.get("parse_error")]
+    # an LLM run's token counts (and cost) from its manifest: admitdx.llm.usage; absent for other systems
+    tokens = (((read_manifest(system.directory) or {}).get("outputs") or {}).get("fit") or {}).get("tokens")
     return {
         "name": system.name,
         "predictions_dir": str(system.directory),
@@ -378,6 +380,7 @@ def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
             "outside_split": system.outside_split,
             **truncated_counts(errors),
         },
+        **({"tokens": tokens} if tokens else {}),
     }
 
 
