@@ -167,3 +167,14 @@ def test_real_llama_cpp_server_is_a_contract_peer(local_llm) -> None:
         answers[server] = (c.raw, c.parsed, c.parse_error)
         assert client.stats.dialect_switches == (1 if server == "auto" else 0)
     assert answers["llama.cpp"] == answers["auto"] and answers["auto"][0]
+
+
+def test_openai_refuses_a_field_it_does_not_know_and_the_message_names_the_profile(monkeypatch) -> None:
+    """A chat-template switch sent to OpenAI is a 400 naming the argument: the profile matters."""
+    with DialectServer("openai", model="gpt-4.1") as srv:
+        client = _client(srv, monkeypatch, server="openai-compatible", thinking=False)
+        with pytest.raises(
+            LLMCallError, match="Unrecognized request argument supplied: chat_template_kwargs"
+        ) as e:
+            client.complete_json([{"role": "user", "content": RECORDS[0]}], SCHEMA)
+    assert "server:" in e.value.hint and len(srv.seen) == 1  # a refusal is not retried
