@@ -27,6 +27,7 @@ from admitdx.errors import UsageError
 from admitdx.llm.client import LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
+from admitdx.llm.usage import reasoning_tokens
 
 PROBE_MAX_TOKENS = 256  # enough for a short answer after some thinking; a check must stay cheap
 PROBE_RETRIES = 1  # a server still loading or rate-limiting gets one more chance, not a run's patience
@@ -122,7 +123,8 @@ def _probe(name: str, config: LLMConfig, allow_hosts: list[AllowedHost], schema:
     outcome = "truncated" if c.truncated else ("unreadable" if c.parse_error and schema else "answered")
     shown = (c.parse_error if schema is not None or c.truncated else None) or c.raw.strip()
     detail = shown.replace("\n", " ")[:80]
-    return Probe(name, outcome, c.latency_s, detail, bool(c.reasoning), c.usage), client.dialect
+    thought = bool(c.reasoning) or reasoning_tokens(c.usage or {}) > 0  # OpenAI only counts its thinking
+    return Probe(name, outcome, c.latency_s, detail, thought, c.usage), client.dialect
 
 
 def check_server(config: LLMConfig, allow_hosts: list[AllowedHost] | None = None) -> CheckReport:
