@@ -159,7 +159,7 @@ class DialectServer(ThreadingHTTPServer):
                 )
                 return _openai_error(
                     400, message, "invalid_request_error", "max_tokens", "unsupported_parameter"
-                )  # noqa: E501
+                )
             if body.get("temperature", 1) != 1:
                 message = (
                     f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
@@ -167,7 +167,7 @@ class DialectServer(ThreadingHTTPServer):
                 )
                 return _openai_error(
                     400, message, "invalid_request_error", "temperature", "unsupported_value"
-                )  # noqa: E501
+                )
         return None
 
     def _reasoning_model(self) -> bool:
