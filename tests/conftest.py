@@ -43,9 +43,9 @@ def synthetic_dataset(synthetic_root: Path, tmp_path_factory: pytest.TempPathFac
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def local_llm() -> Iterator[LocalServer]:
-    """The embedded llama.cpp server with the shipped SmolLM2 model, one per test module."""
+    """The embedded llama.cpp server with the shipped SmolLM2 model, one per test session."""
     if not llama_cpp_available():
         pytest.skip("llama-cpp-python is not installed (pip install 'admitdx[local]')")
     with LocalServer() as srv:

@@ -14,7 +14,7 @@ from rich.markup import escape
 from typer import rich_utils
 
 from admitdx import __version__
-from admitdx.cli import build, data, demo, llm, matching, predict, scoring, synth
+from admitdx.cli import build, data, demo, llm, llm_check, matching, predict, scoring, synth
 from admitdx.errors import AdmitdxError
 
 # Help and tables are laid out for at least HELP_WIDTH columns when the output is not a terminal
@@ -48,14 +48,14 @@ def _root(
     """admitdx: build → predict → match → score → report."""
 
 
-for _area in (data, synth, build, llm, predict, matching, scoring, demo):
+for _area in (data, synth, build, llm, llm_check, predict, matching, scoring, demo):
     _area.register(app)
 
 # `admitdx --help` groups the verbs by stage, in the order a study runs them; a new verb must be
 # placed here (an unplaced one fails at import, so it cannot be forgotten).
 _PANELS = {
     "1 · data and benchmarks": ("data", "tasks", "build", "export", "audit", "rationale"),
-    "2 · systems": ("systems", "serve-local", "predict"),
+    "2 · systems": ("systems", "serve-local", "llm", "predict"),
     "3 · scoring": ("match", "agree", "judge-concepts", "score", "score-mean", "report"),
     "everything at once": ("demo",),
 }

@@ -33,21 +33,25 @@ LLM_OPTIONS = frozenset(f.name for f in dataclasses.fields(LLMConfig))
 
 @contextmanager
 def open_named_client(
-    name: str,
+    name: str | None,
     config_path: Path | None = None,
     *,
     defaults: dict[str, Any] | None = None,
     settings: dict[str, Any] | None = None,
     log_dir: Path | None = None,
 ) -> Iterator[LLMClient]:
-    """Yield a client for ``name``. LLM options come from, lowest to highest precedence: ``defaults``
-    (a stage's own, e.g. the teacher's temperature), the config entry, ``settings`` (``--set``).
-    ``log_dir`` is where an embedded server's log goes (else the cache's log folder)."""
+    """Yield a client for ``name`` (None: no system, the options alone). LLM options come from,
+    lowest to highest precedence: ``defaults`` (a stage's own, e.g. the teacher's temperature), the
+    config entry, ``settings`` (``--set``). ``log_dir`` is where an embedded server's log goes (else
+    the cache's log folder)."""
     from admitdx.systems.config import load_config
 
     run_config = load_config(config_path)
-    if name == LOCAL:
-        options: dict[str, Any] = {"base_url": LOCAL}
+    options: dict[str, Any]
+    if name is None:  # only the defaults and --set options
+        options = {}
+    elif name == LOCAL:
+        options = {"base_url": LOCAL}
     elif name in run_config.systems:
         options = {k: v for k, v in run_config.systems[name].options.items() if k in LLM_OPTIONS}
     else:

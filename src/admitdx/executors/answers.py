@@ -9,7 +9,6 @@ from typing import Any
 
 from admitdx.llm.cache import cache_key
 from admitdx.llm.client import CacheMissError, ChatRequest, Completion, LLMClient
-from admitdx.llm.parse import parse_output
 
 #: (raw text, usage, latency in seconds, finish reason) of one answered request.
 Answer = tuple[str, Any, float | None, str | None]
@@ -20,7 +19,7 @@ def cached_completion(client: LLMClient, i: int, req: ChatRequest) -> Completion
     hit = client.cache.get(cache_key(client.request_identity(req))) if client.cache else None
     if hit is not None:
         client.stats.cache_hits += 1
-        return completion_of(client, (hit.raw, hit.usage, hit.latency_s, hit.finish_reason), cached=True)
+        return client.completion((hit.raw, hit.usage, hit.latency_s, hit.finish_reason), req, cached=True)
     if client.config.cache_only:
         raise CacheMissError(
             f"cache-only mode: no cached answer for request {i} to {client.config.model}",
@@ -38,13 +37,5 @@ def fresh_completion(client: LLMClient, req: ChatRequest, answer: Answer) -> Com
         client.cache.put(
             cache_key(identity), identity, raw, usage=usage, latency_s=latency, finish_reason=finish
         )
-    return completion_of(client, answer, cached=False)
-
-
-def completion_of(client: LLMClient, answer: Answer, *, cached: bool) -> Completion:
-    """Parse an answer as the local client does (same tolerant parser, same failure count)."""
-    raw, usage, latency, finish = answer
-    parsed = parse_output(raw)
-    if not parsed.ok:
-        client.stats.parse_failures += 1
-    return Completion(raw, parsed.value, parsed.error, usage, latency, cached, finish)
+    # read as the local client reads: same parse, same counts
+    return client.completion(answer, req, cached=False)

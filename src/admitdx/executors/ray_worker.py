@@ -20,6 +20,7 @@ from admitdx.executors.answers import Answer
 from admitdx.llm.client import ChatRequest, LLMClient
 from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
+from admitdx.llm.reasoning import join_thinking
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class EndpointWorker:
 
         async def one(j: int, req: ChatRequest) -> None:
             c = await client.acomplete(pools[j % len(pools)], req)
-            answers[j] = (c.raw, c.usage, c.latency_s, c.finish_reason)
+            answers[j] = (join_thinking(c.reasoning, c.raw), c.usage, c.latency_s, c.finish_reason)
 
         tasks = [asyncio.create_task(one(j, req)) for j, req in enumerate(requests)]
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

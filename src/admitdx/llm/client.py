@@ -8,17 +8,20 @@ Public API (used by the predictor, the auditors, the rationale teacher and the L
         ...
     async for i, c in client.amap(requests): ...          # the same inside an event loop
 
-Each :class:`Completion` has ``raw`` (the model's text, always kept), ``parsed`` (tolerantly decoded
-JSON or list, or None), ``parse_error``, ``usage``, ``latency_s`` and ``cached``.
+Each :class:`Completion` has ``raw`` (the model's answer text, always kept), ``reasoning`` (its
+thinking, kept apart and never parsed: :mod:`admitdx.llm.reasoning`), ``parsed`` (tolerantly decoded
+JSON or list, or None), ``parse_error``, ``truncated`` (where a ``finish_reason: length`` cut the
+output: ``thinking`` or ``answer``), ``usage``, ``latency_s`` and ``cached``.
 
 The wire protocol is plain ``POST {base_url}/chat/completions`` over httpx, which keeps every
-server-specific detail visible here: the two structured-output dialects (vLLM/OpenAI
-``json_schema`` and llama-cpp-python's ``json_object`` + ``schema``), ``Retry-After``, and what
-counts as a transient failure. Transient failures — 408, 409, 429, 5xx, timeouts, dropped
-connections, truncated or non-JSON response bodies — are retried with exponential backoff and
-jitter (tenacity), honouring ``Retry-After`` when the server sends one. A model answer that is
-valid HTTP but not parseable as the requested output is *not* retried: it is the model's answer,
-kept with its parse error.
+server-specific detail visible here or in the server's profile (:mod:`admitdx.llm.servers`): the
+structured-output dialect (OpenAI's ``json_schema`` or llama-cpp-python's ``json_object`` +
+``schema``), the token-limit field, the thinking switch, Azure's path and key header,
+``Retry-After``, and what counts as a transient failure. Transient failures — 408, 409, 429,
+5xx, timeouts, dropped connections, truncated or non-JSON response bodies — are retried with
+exponential backoff and jitter (tenacity), honouring ``Retry-After`` when the server sends one.
+A model answer that is valid HTTP but not parseable as the requested output is *not* retried: it
+is the model's answer, kept with its parse error.
 """
 
 from __future__ import annotations
@@ -50,8 +53,10 @@ from admitdx.llm.messages import (
     redirect_refusal,
 )
 from admitdx.llm.parse import parse_output
+from admitdx.llm.reasoning import Where, message_text, split_thinking, truncated_where, truncation_error
 from admitdx.llm.redact import redact_text, redact_url, url_secrets
 from admitdx.llm.urls import connect_url
+from admitdx.llm.usage import TokenCounter, TokenTally
 
 RETRY_STATUSES = frozenset({408, 409, 429})
 POOL_SIZE = 8  # connections per httpx pool (see LLMClient.connection_pools)
@@ -92,6 +97,8 @@ class Completion:
     latency_s: float | None
     cached: bool
     finish_reason: str | None = None
+    reasoning: str | None = None
+    truncated: Where | None = None
 
 
 @dataclass
@@ -105,6 +112,8 @@ class ClientStats:
     parse_failures: int = 0
     dialect_switches: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
+    truncated: dict[str, int] = field(default_factory=dict)  # where -> count
+    tokens: TokenTally = field(default_factory=TokenTally)
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -167,8 +176,11 @@ class LLMClient:
             cache = ResponseCache(config.cache_path)
         self.cache = cache
         self.stats = ClientStats()
-        self.dialect = "json_schema" if config.structured == "auto" else config.structured
-        url = config.base_url.rstrip("/") + "/chat/completions"
+        self.profile = config.server_profile
+        self.dialect = self.profile.structured if config.structured == "auto" else config.structured
+        self.token_field = self.profile.token_field
+        self.counter = TokenCounter(config.tokenizer) if config.tokenizer else None
+        url = self.profile.request_url(config.base_url, config.api_version)
         self._url, self._host_header = connect_url(url)
         self._shown_url = redact_url(url)  # the URL in messages: no credentials
         self._shown_proxy = redact_url(config.proxy) if config.proxy else None
@@ -180,7 +192,7 @@ class LLMClient:
             "model": self.config.model,
             "model_revision": self.config.model_revision,
             "messages": req.messages,
-            "params": self.config.sampling(),
+            "params": self.config.request_params(),
             "schema": req.schema,
             "extra": req.key_extra,
         }
@@ -191,7 +203,7 @@ class LLMClient:
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             self.stats.cache_hits += 1
-            return self._completion(hit.raw, hit.usage, hit.latency_s, cached=True, finish=hit.finish_reason)
+            return self.completion((hit.raw, hit.usage, hit.latency_s, hit.finish_reason), req, cached=True)
         if self.config.cache_only:
             raise CacheMissError(
                 f"cache-only mode: no cached answer for a request to {self.config.model} (key {key[:12]}…)",
@@ -210,28 +222,47 @@ class LLMClient:
                     raw, usage, latency, finish = await self._post(http, req)
         except httpx.ProxyError as e:
             message, hint = proxy_tunnel_refusal(
-                self._redact(str(e)), url=self._shown_url, proxy=self._shown_proxy or ""
+                self.redact(str(e)), url=self._shown_url, proxy=self._shown_proxy or ""
             )
             raise LLMCallError(message, hint=hint) from e
         except (TransientError, httpx.TransportError, httpx.TimeoutException) as e:
             if self.liveness is not None:
                 self.liveness()  # a server that died says so, rather than "kept failing"
             raise LLMCallError(
-                self._redact(f"{self._shown_url} kept failing after {self.config.retries} retries: {e!r}"),
+                self.redact(f"{self._shown_url} kept failing after {self.config.retries} retries: {e!r}"),
                 hint=connection_failure_hint(proxy=self._shown_proxy),
             ) from e
         self.stats.model_calls += 1
         if self.cache is not None:
             self.cache.put(key, identity, raw, usage=usage, latency_s=latency, finish_reason=finish)
-        return self._completion(raw, usage, latency, cached=False, finish=finish)
+        return self.completion((raw, usage, latency, finish), req, cached=False)
 
-    def _completion(
-        self, raw: str, usage: Any, latency: float | None, *, cached: bool, finish: Any
+    def completion(
+        self, answer: tuple[str, Any, float | None, Any], request: ChatRequest | None = None, *, cached: bool
     ) -> Completion:
-        parsed = parse_output(raw)
-        if not parsed.ok:
+        """Read one answer (text, usage, latency, finish reason): thinking apart, then the tolerant parse.
+
+        The one place an answer is read and counted, whether it came from this client, the cache or
+        a cluster executor. A truncated output that does not parse says so in its ``parse_error``;
+        an answer without ``usage`` is counted with the ``tokenizer`` option's tokenizer, if set.
+        """
+        text, usage, latency, finish = answer
+        if usage is None and self.counter is not None and request is not None:
+            usage = self.counter.usage(request.messages, text)
+        split = split_thinking(text)
+        parsed = parse_output(split.answer)
+        where = truncated_where(finish, split)
+        error = parsed.error
+        if where is not None:
+            self.stats.truncated[where] = self.stats.truncated.get(where, 0) + 1
+            if error is not None:
+                error = truncation_error(where, self.config.max_tokens)
+        if error is not None:
             self.stats.parse_failures += 1
-        return Completion(raw, parsed.value, parsed.error, usage, latency, cached, finish)
+        self.stats.tokens.add(usage, cached=cached)
+        return Completion(
+            split.answer, parsed.value, error, usage, latency, cached, finish, split.thinking, where
+        )
 
     def _wait(self, state: Any) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -248,10 +279,14 @@ class LLMClient:
             self.liveness()  # raises if the server this client depends on has died: no retries to a corpse
 
     async def _post(self, http: httpx.AsyncClient, req: ChatRequest) -> tuple[str, Any, float, Any]:
+        params = self.config.request_params()
+        thinking = params.pop("thinking", None)
+        params[self.token_field] = params.pop("max_tokens")
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": req.messages,
-            **self.config.sampling(),
+            **params,
+            **self.profile.thinking_fields(thinking),
         }
         dialect = self.dialect
         if req.schema is not None and (fmt := response_format(req.schema, dialect)) is not None:
@@ -267,9 +302,14 @@ class LLMClient:
             self.dialect = "json_object"
             self.stats.dialect_switches += 1
             return await self._post(http, req)
+        if status == 400 and "max_tokens" in body and self._rejects_max_tokens(resp.text):
+            # OpenAI's reasoning models refuse the deprecated name and name the one they take.
+            self.token_field = "max_completion_tokens"
+            self.stats.dialect_switches += 1
+            return await self._post(http, req)
         if 300 <= status < 400:  # httpx does not follow redirects (its default); say so plainly
             message, hint = redirect_refusal(
-                status, self._redact(redact_url(resp.headers.get("location", ""))), url=self._shown_url
+                status, self.redact(redact_url(resp.headers.get("location", ""))), url=self._shown_url
             )
             raise LLMCallError(message, hint=hint)
         if status in RETRY_STATUSES or status >= 500:
@@ -283,7 +323,7 @@ class LLMClient:
                 status,
                 resp.reason_phrase,
                 resp.headers,
-                self._redact(resp.text[:300]),
+                self.redact(resp.text[:300]),
                 url=self._shown_url,
                 proxy=self._shown_proxy,
             )
@@ -291,7 +331,7 @@ class LLMClient:
         try:
             data = resp.json()
             choice = data["choices"][0]
-            raw = choice["message"].get("content") or ""
+            raw = message_text(choice["message"])  # a thinking field comes in <think> tags
         except (
             json.JSONDecodeError,
             UnicodeDecodeError,
@@ -303,10 +343,22 @@ class LLMClient:
             raise TransientError(f"unreadable response body ({type(e).__name__}): {resp.text[:120]!r}") from e
         return raw, data.get("usage"), latency, choice.get("finish_reason")
 
-    def _redact(self, text: str) -> str:
+    def redact(self, text: str) -> str:
         """``text`` without the API key (or echoes of it) and without URL credentials."""
         secrets = [self.config.api_key(), *url_secrets(self.config.base_url), *url_secrets(self.config.proxy)]
         return redact_text(text, secrets)
+
+    def get(self, path: str) -> httpx.Response:
+        """One GET of ``{base_url}/{path}`` (``models``) with this client's headers, TLS and proxy rules;
+        for ``admitdx llm check``, not for patient text."""
+        url, host = connect_url(self.profile.request_url(self.config.base_url, self.config.api_version, path))
+
+        async def get() -> httpx.Response:
+            async with self.connection_pools()[0] as http:
+                headers = {"Host": host} if host else {}
+                return await http.get(url, headers=headers, extensions=self._extensions())
+
+        return asyncio.run(get())
 
     def _extensions(self) -> dict[str, Any]:
         """A ``localhost`` URL is connected to by address: TLS must still check the name's certificate."""
@@ -324,6 +376,11 @@ class LLMClient:
             and "json_schema" in text
         )
 
+    def _rejects_max_tokens(self, text: str) -> bool:
+        """In ``auto``: does this 400 say ``max_tokens`` is refused for ``max_completion_tokens``?
+        (Requests in flight when the first such answer came still carry the old name: each switches.)"""
+        return self.config.server == "auto" and "max_tokens" in text and "max_completion_tokens" in text
+
     def connection_pools(self) -> list[httpx.AsyncClient]:
         """Connection pools for ``concurrency`` concurrent calls of :meth:`acomplete`, at most POOL_SIZE
         connections each; call ``j`` uses pool ``j // POOL_SIZE``. The caller owns them: :meth:`amap`
@@ -335,7 +392,7 @@ class LLMClient:
         n = self.config.concurrency
         sizes = [min(POOL_SIZE, n - start) for start in range(0, n, POOL_SIZE)]
         tls = ssl.create_default_context()  # one for all pools: loading CA certificates costs ~30 ms each
-        headers = {"Authorization": f"Bearer {self.config.api_key()}"}
+        headers = self.profile.auth_headers(self.config.api_key())
         if self._host_header:
             headers["Host"] = self._host_header
         return [

@@ -13,12 +13,13 @@ cap for guided JSON output (EarlyDx allows 2048 new tokens; set it per system wh
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from admitdx.errors import UsageError
+from admitdx.llm.servers import PROFILES, ServerProfile, Thinking, check_thinking, profile
 from admitdx.llm.urls import check_url, is_loopback
 
 StructuredDialect = Literal["auto", "json_schema", "json_object", "none"]
@@ -43,6 +44,15 @@ class LLMConfig:
     with an attestation (see :mod:`admitdx.llm.egress`). The environment's proxy variables are
     never used.
 
+    ``server`` names the server's dialect (:mod:`admitdx.llm.servers`: vllm, sglang, llama.cpp,
+    ollama, openai, azure, openai-compatible); ``auto`` learns it from the server's refusals.
+    ``thinking`` switches a reasoning model's thinking on or off (true, false, or an effort name);
+    None leaves the server's default and sends nothing. ``api_version`` is Azure OpenAI's
+    ``api-version``. ``price_per_million`` (``{prompt: USD, completion: USD}``) turns the run's token
+    counts into a cost line; it changes no answer, so it is in neither the cache key nor the identity.
+    ``tokenizer`` (the model's ``tokenizer.json`` or its folder) counts tokens where the server
+    reports no ``usage`` (:mod:`admitdx.llm.usage`).
+
     ``model_revision`` names the exact weights (a GGUF file hash, a Hugging Face revision, an API
     snapshot date): it enters the cache key next to ``model``, because a server alias such as
     ``gpt-4o`` or ``local`` says nothing about which weights answered.
@@ -66,6 +76,11 @@ class LLMConfig:
     cache_path: Path | None = DEFAULT_CACHE_PATH
     cache_only: bool = False
     proxy: str | None = None
+    server: str = "auto"
+    thinking: Thinking = None
+    api_version: str | None = None
+    price_per_million: dict[str, float] | None = field(default=None, compare=False)  # no answer changes
+    tokenizer: str | None = None
 
     def __post_init__(self) -> None:
         check_url(self.base_url, "base_url")
@@ -81,6 +96,9 @@ class LLMConfig:
             )
         if self.cache_only and self.cache_path is None:
             raise UsageError("cache_only needs a cache_path to read from")
+        profile(self.server)
+        check_thinking(self.thinking)
+        _check_price(self.price_per_million)
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> LLMConfig:
@@ -121,6 +139,30 @@ class LLMConfig:
             params["top_p"] = self.top_p
         return params
 
+    @property
+    def server_profile(self) -> ServerProfile:
+        """The server profile; ``auto`` becomes azure or openai by their documented host names."""
+        if self.server == "auto":
+            host = (urlsplit(self.base_url).hostname or "").lower()
+            if host.endswith(AZURE_HOST_SUFFIXES):
+                return PROFILES["azure"]
+            if host == OPENAI_HOST:
+                return PROFILES["openai"]
+        return profile(self.server)
+
+    def request_params(self) -> dict[str, Any]:
+        """What the request asks of the model, by canonical names: the cache key hashes this.
+
+        Without ``thinking`` it is :meth:`sampling` itself, so caches filled before profiles still
+        answer. With it, the thinking setting joins, and fields the profile's reasoning models
+        refuse (OpenAI's temperature and top_p) leave: the key says what was really sent.
+        """
+        params = self.sampling()
+        if self.thinking is None:
+            return params
+        params = {k: v for k, v in params.items() if k not in self.server_profile.thinking_refuses}
+        return {**params, "thinking": self.thinking}
+
     def identity(self) -> dict[str, Any]:
         """What the manifest records about the model (never the API key).
 
@@ -134,10 +176,33 @@ class LLMConfig:
         hostport = url.netloc.rpartition("@")[2]
         literal = f"[{host}]" if ":" in host else host
         url = url._replace(netloc=literal if is_loopback(host) else hostport)
+        named = {"server": self.server} if self.server != "auto" else {}  # runs from before profiles: same
         return {
             "base_url": url.geturl(),
             "model": self.model,
             "model_revision": self.model_revision,
             "structured": self.structured,
-            **self.sampling(),
+            **named,
+            **self.request_params(),
         }
+
+
+#: Hosts whose profile ``auto`` knows without asking: Azure OpenAI's resource domains, OpenAI's API.
+AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com")
+OPENAI_HOST = "api.openai.com"
+PRICE_KEYS = ("prompt", "completion")
+
+
+def _check_price(price: object) -> None:
+    if price is None:
+        return
+    if (
+        not isinstance(price, dict)
+        or set(price) - set(PRICE_KEYS)
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in price.values())
+    ):
+        raise UsageError(
+            "price_per_million must map prompt and completion to US dollars per million tokens "
+            f"(got {price!r})",
+            hint="e.g. price_per_million: {prompt: 1.25, completion: 10.0}",
+        )

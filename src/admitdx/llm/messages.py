@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 
 from admitdx.llm.egress import PROXY_ENV_VARS
+from admitdx.llm.servers import PROFILES
 
 # Headers only a proxy's own error answer carries (``Via`` is not one: it is on forwarded answers too).
 PROXY_SIGNS = ("proxy-authenticate", "x-squid-error")
@@ -45,7 +46,9 @@ def http_refusal(
     if proxy is None:
         return (
             f"the server at {url} answered {what}: {body}",
-            "check model name, API key and structured-output dialect (`structured:` option)" + _env_note(),
+            "check model name, API key and the server's dialect (`server:` option, one of "
+            f"{', '.join(PROFILES)}; an OpenAI reasoning model needs server: openai or azure with "
+            "thinking: low, medium or high)" + _env_note(),
         )
     signs = [h for h in PROXY_SIGNS if h in {k.lower() for k in headers}]
     origin = (

@@ -7,7 +7,9 @@ them with the task's metric suite, and writes ``results.json`` (the task and sui
 system) and ``per_instance.jsonl``.
 
 Nothing is dropped silently: an encounter without a prediction is scored as an empty prediction
-and counted (``missing``), a failed parse is counted (``parse_errors``), predictions for encounters
+and counted (``missing``), a failed parse is counted (``parse_errors``), and so is an output the
+token budget cut before it could be read (``truncated_in_thinking``, ``truncated_in_answer``, present
+when any occur: :mod:`admitdx.llm.reasoning`), predictions for encounters
 outside the evaluated split are counted (``outside_split``). A system with predictions but no
 matches for an encounter is an error: the matching step was not run or not finished.
 """
@@ -28,6 +30,7 @@ from admitdx import __version__
 from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
 from admitdx.errors import AdmitdxError, UsageError
 from admitdx.jsonl import encode_jsonl
+from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
 from admitdx.metrics import bootstrap
 from admitdx.provenance import check_predictions_dataset
 from admitdx.runs import exclusive, read_manifest, sha256_file, write_manifest
@@ -361,6 +364,9 @@ def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
     """The part of a system's results entry every suite shares: who it is and what was counted."""
     description = system_description(system.directory)
     preds = system.records.values()
+    errors = [p["parse_error"] for p in preds if p.get("parse_error")]
+    # an LLM run's token counts (and cost) from its manifest: admitdx.llm.usage; absent for other systems
+    tokens = (((read_manifest(system.directory) or {}).get("outputs") or {}).get("fit") or {}).get("tokens")
     return {
         "name": system.name,
         "predictions_dir": str(system.directory),
@@ -370,9 +376,11 @@ def _system_header(system: SystemInput, n_instances: int) -> dict[str, Any]:
             "instances": n_instances,
             "predictions": len(preds),
             "missing": n_instances - len(preds),
-            "parse_errors": sum(1 for p in preds if p.get("parse_error")),
+            "parse_errors": sum(1 for e in errors if not e.startswith(TRUNCATED_PREFIX)),
             "outside_split": system.outside_split,
+            **truncated_counts(errors),
         },
+        **({"tokens": tokens} if tokens else {}),
     }
 
 

@@ -25,6 +25,13 @@ The task decides what is asked and how the answer is read: its spec names the pr
 (shipped with the task) and its answer kind — a ranked diagnosis list, one of a fixed set of
 categories (an enum in the schema, read exactly), or a text. This module only assembles requests.
 
+A reasoning model's thinking (``<think>`` blocks, or a server's ``reasoning_content``/``reasoning``
+field) is kept apart and never parsed (:mod:`admitdx.llm.reasoning`); it is written to
+``samples.jsonl``, not to the prediction. An output cut by the token budget that cannot be read
+gets a ``parse_error`` that starts with ``truncated in thinking`` or ``truncated in answer``, which
+scoring counts apart from parse errors. The run's prompt, completion and reasoning tokens (and a
+cost, given ``price_per_million``) go to the manifest's ``fit.tokens``.
+
 Protocol choices: greedy decoding (EarlyDx appendix K, CliniBench 4.2); the answer is constrained
 to a JSON schema by the server (CliniBench 4.2) and parsed tolerantly when a server ignores it;
 chain-of-thought puts a ``reasoning`` field before the list (CliniBench 4.2), kept as the
@@ -50,6 +57,7 @@ from admitdx.llm.config import LLMConfig
 from admitdx.llm.egress import AllowedHost
 from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
+from admitdx.llm.reasoning import truncation_error
 from admitdx.retrieval import Hit, make_retriever
 from admitdx.systems import register
 from admitdx.systems.sample_log import SAMPLES_FILE, SampleLog
@@ -275,6 +283,9 @@ class LLMPredictor:
                 else read_text(c.parsed, self.parts)
             )
             answer, reasoning, error = one.answer, one.reasoning, one.error
+        if error is not None and c.truncated is not None:
+            # the answer read as JSON but not as the task's answer: the cut, not the model, is why
+            error = truncation_error(c.truncated, self.client.config.max_tokens)
         return Prediction(
             instance_id=inst.id,
             system=self.name,
@@ -315,6 +326,8 @@ class LLMPredictor:
                 "cache_hits": stats.cache_hits,
                 "retries": stats.retries,
                 "parse_failures": stats.parse_failures,
+                **({"truncated": dict(stats.truncated)} if stats.truncated else {}),
+                "tokens": stats.tokens.summary(self.client.config.price_per_million),
                 **self.executor.summary(),
             }
             if self.local is not None:

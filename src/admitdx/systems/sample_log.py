@@ -1,6 +1,8 @@
 """``samples.jsonl`` of an LLM prediction run, beside ``predictions.jsonl``: per instance the exact
-prompt messages sent (with the template's name and hash), the raw output, the parsed items or
-answer, the parse error, and timing (latency, token usage, whether it came from the cache).
+prompt messages sent (with the template's name and hash), the raw answer, a reasoning model's
+thinking (``reasoning``, kept here and never in the answer), the parsed items or answer, the parse
+error, where a truncated output was cut (``truncated``: thinking or answer), and timing (latency,
+token usage, whether it came from the cache).
 
 ``predictions.jsonl`` stays the scored contract; this file is for reading what the model was asked
 and said (lm-evaluation-harness's ``--log_samples``). It quotes MIMIC-derived text: it stays with
@@ -40,4 +42,8 @@ class SampleLog:
             "cached": completion.cached,
             "finish_reason": completion.finish_reason,
         }
+        if completion.reasoning is not None:  # lines of non-reasoning models keep their shape
+            record["reasoning"] = completion.reasoning
+        if completion.truncated is not None:
+            record["truncated"] = completion.truncated
         append_jsonl(self.path, record)
