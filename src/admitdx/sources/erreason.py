@@ -2,7 +2,7 @@
 and validating ``er_reason.csv`` and ``icd_10_codes.csv`` as the release's data card spells them.
 
 The data card is ``ER-Reason_Column_Descriptions.md`` in the authors' repository
-(github.com/AlaaLab/ER-Reason); :data:`DATA_CARD_COLUMNS` lists its 47 columns in its order and
+(github.com/AlaaLab/ER-Reason); :data:`DATA_CARD_COLUMNS` lists its 46 columns in its order and
 spelling (e.g. ``ArrivalYearKey``, ``DepartureYearKeyValue``). ``icd_10_codes.csv`` has the four
 columns the repository's README lists. A build requires only the columns its task reads
 (``load_release(root, columns)``), so a release lacking a column no task reads still builds.

@@ -1,5 +1,5 @@
 """``generate_release(out_dir, encounters, seed)``: a synthetic ER-Reason release written to the
-data card — ``er_reason.csv`` with the card's 47 columns in its order and spelling (integers
+data card — ``er_reason.csv`` with the card's 46 columns in its order and spelling (integers
 written as integers, a missing value as an empty field) and ``icd_10_codes.csv`` with the README's
 four columns — so every ER-Reason task can be built and tested without credentials.
 
