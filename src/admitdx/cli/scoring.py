@@ -135,6 +135,13 @@ def score(
     umls_index: Annotated[
         str | None, typer.Option(help="QuickUMLS index built from your UMLS release (metrics README).")
     ] = None,
+    unparseable: Annotated[
+        str,
+        typer.Option(
+            help="ER-Reason acuity, disposition and text tasks: an unreadable answer counts as wrong "
+            "(default) or is left out of the denominator (exclude: the authors' scripts); counted either way."
+        ),
+    ] = "wrong",
     length_bins: Annotated[
         str,
         typer.Option(
@@ -185,6 +192,7 @@ def score(
         allow_other_layout=allow_other_layout,
         concept_extractor=concept_extractor,
         umls_index=umls_index,
+        unparseable=unparseable,
         length_bins=clinibench.parse_length_bins(length_bins),
         jobs=jobs,
     )

@@ -2,7 +2,8 @@
 Porter stemming per instance (Google's ``rouge-score``), averaged over instances with patient
 bootstrap intervals. A multi-part target (``{name: text}``, e.g. rule-out, decision factors,
 treatment plan) is scored per part against the answer's part of the same name; a missing or
-unreadable answer scores 0 and is counted.
+unreadable answer scores 0 and is counted — or, with ``unparseable="exclude"`` (the authors'
+scripts), an unreadable one is left out of every mean (``excluded_unparseable`` counts them).
 
 Multi-part targets (ER-Reason's planning rationales) also get concept recall per part: the share
 of the reference's concepts the answer names, over instances whose reference names any. The score
@@ -89,7 +90,8 @@ class TextSuite:
             answer = part_texts(prediction.answer) if prediction else {}
             row: dict[str, float] = {}
             record: dict[str, Any] = {"instance_id": inst.id, "subject_id": inst.subject_id}
-            for part, reference in part_texts(inst.target).items():
+            excluded = ctx.params.unparseable == "exclude" and bool(prediction and prediction.parse_error)
+            for part, reference in ({} if excluded else part_texts(inst.target)).items():
                 scores = erreason.rouge_f1([reference], [answer.get(part, "")])
                 if choice and (value := recall(inst.id, part, reference, answer.get(part, ""))) is not None:
                     row[f"{part}.concept_n"], row[f"{part}.concept_recall"] = 1.0, value
@@ -100,6 +102,8 @@ class TextSuite:
                 record[part] = scores
             record["missing_prediction"] = prediction is None
             record["parse_error"] = bool(prediction and prediction.parse_error)
+            if excluded:
+                record["excluded"] = True
             rows.append(row)
             records.append(record)
         if advance:
@@ -124,6 +128,8 @@ class TextSuite:
             for k, v in values.items()
         }
         fields: dict[str, Any] = {"metrics": metrics}
+        if ctx.params.unparseable == "exclude":
+            fields["excluded_unparseable"] = sum(bool(r.get("excluded")) for r in records)
         if judged is not None:
             summary = judgements_path(system.directory).with_suffix(".summary.json")
             fields["concept_judge"] = {
