@@ -107,6 +107,19 @@ def test_one_liner_rouge(tmp_path: Path) -> None:
     assert m["answer.rouge1_f1"] == pytest.approx(0.8)
     assert m["answer.rouge2_f1"] == pytest.approx(2 / 3)
     assert m["answer.rougeL_f1"] == pytest.approx(0.8)
+    # the one-liner has no concept recall: asking for an extractor is refused, not silently ignored
+    ds, run = tmp_path / "ds", tmp_path / "sys"
+    args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "again")]
+    refused = CliRunner().invoke(app, [*args, "--concept-extractor", "llm_judge"])
+    assert isinstance(refused.exception, UsageError) and "ROUGE only" in str(refused.exception)
+    # an unreadable one-liner: 0 by default, left out of the mean with --unparseable exclude
+    two = [*instances, _inst(1, "er-reason-one-liner", target="fever")]
+    answers = [Prediction("i0", "sys", [], answer="chest pain today"), Prediction("i1", "sys", [], parse_error="x")]
+    wrong = _score(tmp_path / "w", two, answers)["systems"][0]
+    excluded = _score(tmp_path / "x", two, answers, "--unparseable", "exclude")["systems"][0]
+    assert wrong["metrics"]["answer.rouge1_f1"]["value"] == pytest.approx(0.4)
+    assert excluded["metrics"]["answer.rouge1_f1"]["value"] == pytest.approx(0.8)
+    assert excluded["excluded_unparseable"] == 1
 
 
 def _ref(code: str, seq: int, system: str = "ICD-10-CM") -> Reference:

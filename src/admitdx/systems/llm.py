@@ -269,7 +269,6 @@ class LLMPredictor:
             graded=self.graded,
             exemplars=self._exemplars(inst),
             categories=self.task.categories,
-            part=None,
         )
         return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})
 

@@ -60,6 +60,13 @@ class TextSuite:
         parts = sorted({p for inst in ctx.instances for p in part_texts(inst.target)})
         names = [f"{part}.{t}_f1" for part in parts for t in erreason.ROUGE_TYPES]
         multi = any(isinstance(inst.target, dict) for inst in ctx.instances)
+        if not multi and (ctx.params.concept_extractor != "offline" or ctx.params.umls_index):
+            raise UsageError(
+                f"--concept-extractor {ctx.params.concept_extractor} has nothing to do here: concept "
+                "recall scores ER-Reason's planning rationales; a single text (the one-liner) is scored "
+                "by ROUGE only, as the paper does",
+                hint="drop --concept-extractor / --umls-index for this dataset",
+            )
         extractor, params = _concept_choice(ctx) if multi else (None, {})
         if extractor:
             names += [f"{part}.concept_recall" for part in parts]
