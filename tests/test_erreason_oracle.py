@@ -114,7 +114,10 @@ def test_one_liner_rouge(tmp_path: Path) -> None:
     assert isinstance(refused.exception, UsageError) and "ROUGE only" in str(refused.exception)
     # an unreadable one-liner: 0 by default, left out of the mean with --unparseable exclude
     two = [*instances, _inst(1, "er-reason-one-liner", target="fever")]
-    answers = [Prediction("i0", "sys", [], answer="chest pain today"), Prediction("i1", "sys", [], parse_error="x")]
+    answers = [
+        Prediction("i0", "sys", [], answer="chest pain today"),
+        Prediction("i1", "sys", [], parse_error="x"),
+    ]
     wrong = _score(tmp_path / "w", two, answers)["systems"][0]
     excluded = _score(tmp_path / "x", two, answers, "--unparseable", "exclude")["systems"][0]
     assert wrong["metrics"]["answer.rouge1_f1"]["value"] == pytest.approx(0.4)

@@ -94,7 +94,8 @@ def test_missing_column_is_named_only_for_the_tasks_reading_it(release: Path, tm
 
 
 @pytest.mark.parametrize(
-    ("task", "column", "value"), [("acuity", "acuitylevel", "Urgentish"), ("disposition", "eddisposition", "Home")]
+    ("task", "column", "value"),
+    [("acuity", "acuitylevel", "Urgentish"), ("disposition", "eddisposition", "Home")],
 )
 def test_bad_value_is_named(release: Path, tmp_path: Path, task: str, column: str, value: str) -> None:
     def spoil(rows: list[dict[str, str]]) -> list[str]:
@@ -141,7 +142,8 @@ def test_targets_match_the_generators_truth(built: dict[str, Path], truth: dict[
 
 
 _WORD_FORMS = re.compile(
-    r"\b(admit\w*|discharg\w*|transfer\w*|observ\w*|elope\w*|expired|LWBS|AMA|left without being seen)\b", re.I
+    r"\b(admit\w*|discharg\w*|transfer\w*|observ\w*|elope\w*|expired|LWBS|AMA|left without being seen)\b",
+    re.I,
 )
 
 
@@ -161,7 +163,9 @@ def test_no_target_reaches_a_system_in_either_layout(
             assert inst.target is None and inst.references == []
             row, g = rows[inst.meta["encounterkey"]], gold[inst.id]
             assert row["primaryeddiagnosisname"] not in inst.text
-            assert not re.search(r"Clinical Impression|ED Disposition|Medical Decision|MDM|ED Course", inst.text, re.I)
+            assert not re.search(
+                r"Clinical Impression|ED Disposition|Medical Decision|MDM|ED Course", inst.text, re.I
+            )
             if task == "acuity":
                 assert not any(re.search(rf"\b{re.escape(level)}\b", inst.text) for level in ACUITY_LEVELS)
             if task == "one-liner":
@@ -211,8 +215,8 @@ def test_planning_knn_scored_per_part(built: dict[str, Path], tmp_path: Path) ->
 def test_presentation_stops_at_the_earliest_heading(heading: str, name: str) -> None:
     from admitdx.tasks.erreason.release_notes import cut, presentation
 
-    note = f"HPI: chest pain since noon; the MDM was not reviewed.\n{heading}\nTroponin up: NSTEMI.\nED Course:\nheparin"
-    assert cut(note) == ("HPI: chest pain since noon; the MDM was not reviewed.", name)  # a heading starts a line
+    hpi = "HPI: chest pain since noon; the MDM was not reviewed."  # a heading starts a line
+    assert cut(f"{hpi}\n{heading}\nTroponin up: NSTEMI.\nED Course:\nheparin") == (hpi, name)
     assert presentation("HPI: chest pain.\nExam: normal.") is None  # no heading: left out, not whole
     assert presentation("HPI: chest pain.\nExam: normal.", "whole") == "HPI: chest pain.\nExam: normal."
 
@@ -233,10 +237,12 @@ def test_disposition_redaction_covers_word_forms() -> None:
     "note",
     [
         "Triage Vitals: T 99.1 F, HR 110, RR 22, BP 90/60, SpO2 93%",
-        "ED Triage Vitals\nBP: (!) 90/60 | Pulse: (!) 110 | Temp: 37.3 °C (99.1 °F) (Oral) | Resp: (!) 22 | SpO2: (!) 93 %",
-        "Triage Vital Signs:\nTemp: 99.1 °F\nPulse: (!) 110\nResp: 22\nBP: (!) 90/60\nSpO2: 93 %\n\nExam: HR 80",
-        "ED Triage Vitals\n    | BP | Pulse | Resp | Temp | SpO2\n03/14 1402 | (!) 90/60 | 110 | 22 | 99.1 °F | 93 %\n"
-        "03/14 1530 | 100/70 | 90 | 18 | 98.6 °F | 97 %",
+        "ED Triage Vitals\nBP: (!) 90/60 | Pulse: (!) 110 | Temp: 37.3 °C (99.1 °F) (Oral) | Resp: (!) 22 "
+        "| SpO2: (!) 93 %",
+        "Triage Vital Signs:\nTemp: 99.1 °F\nPulse: (!) 110\nResp: 22\nBP: (!) 90/60\nSpO2: 93 %\n\n"
+        "Exam: HR 80",
+        "ED Triage Vitals\n    | BP | Pulse | Resp | Temp | SpO2\n"
+        "03/14 1402 | (!) 90/60 | 110 | 22 | 99.1 °F | 93 %\n03/14 1530 | 100/70 | 90 | 18 | 98.6 °F | 97 %",
     ],
     ids=["one-line", "epic-flags", "per-line", "flowsheet"],
 )

@@ -84,7 +84,8 @@ class ScoreParams:
         if self.unparseable not in UNPARSEABLE:
             raise UsageError(
                 f"--unparseable must be one of {', '.join(UNPARSEABLE)}, got {self.unparseable!r}",
-                hint="wrong: an unreadable answer is a miss; exclude: left out of the denominator (the authors')",
+                hint="wrong: an unreadable answer is a miss; "
+                "exclude: left out of the denominator (the authors')",
             )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")

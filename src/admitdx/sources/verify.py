@@ -28,6 +28,7 @@ from admitdx.sources.files import TableFile
 from admitdx.sources.integrity import GzipResult, Verdicts, default_verdicts, file_identity, verify_gzips
 from admitdx.sources.rules import ERROR, cross_problems, rules_digest, scan_table
 
+
 def modules_hint(tables: list[str]) -> str:
     """The module folders that hold ``tables`` (``note.discharge`` → ``note/``, MIMIC-IV-Note being
     a download of its own), so a missing-table error asks for what is missing, not hosp/ and ed/."""

@@ -40,10 +40,14 @@ def _ratios(categories: tuple[str, ...], ordinal: bool) -> list[Ratio]:
 
 def _excluded(ctx: RunContext, prediction: Any) -> bool:
     """An unreadable answer left out of the denominators (``unparseable="exclude"``)."""
-    return ctx.params.unparseable == "exclude" and prediction is not None and prediction.parse_error is not None
+    return (
+        ctx.params.unparseable == "exclude" and prediction is not None and prediction.parse_error is not None
+    )
 
 
-def _kept(gold: list[Any], predicted: list[Any], records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+def _kept(
+    gold: list[Any], predicted: list[Any], records: list[dict[str, Any]]
+) -> tuple[list[Any], list[Any]]:
     kept = [i for i, r in enumerate(records) if not r.get("excluded")]
     return [gold[i] for i in kept], [predicted[i] for i in kept]
 
@@ -105,9 +109,7 @@ class CategorySuite:
             "metrics": {
                 k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()
             },
-            "confusion": erreason.accuracy_and_confusion(
-                *_kept(gold, predicted, records), labels=list(cats)
-            ),
+            "confusion": erreason.accuracy_and_confusion(*_kept(gold, predicted, records), labels=list(cats)),
         }
         if ctx.params.unparseable == "exclude":
             fields["excluded_unparseable"] = sum(bool(r.get("excluded")) for r in records)

@@ -38,6 +38,8 @@ from admitdx.synthetic.erreason.notes import (
 )
 from admitdx.synthetic.erreason.presentations import HISTORY, LANGUAGES, PRESENTATIONS, RACES, Presentation
 
+EDUCATION = ("High School", "College", "")
+MARITAL = ("Single", "Married", "Widowed")
 TRUTH_DIR = "_truth"
 TRUTH_FILE = "truth.csv"
 TRUTH_COLUMNS = (
@@ -60,10 +62,14 @@ def _vitals(rng: random.Random, p: Presentation) -> Vitals:
     )  # fmt: skip
 
 
-def _previous_notes(rng: random.Random, row: dict[str, Any], key: int, age: int, sex: str, history: list[str]) -> int:
+def _previous_notes(
+    rng: random.Random, row: dict[str, Any], key: int, age: int, sex: str, history: list[str]
+) -> int:
     count = 1
     for kind in PREVIOUS_NOTE_TYPES:
-        share = facts.DISCHARGE_SUMMARY_SHARE if kind == "Discharge_Summary" else facts.OTHER_PREVIOUS_NOTE_SHARE
+        share = (
+            facts.DISCHARGE_SUMMARY_SHARE if kind == "Discharge_Summary" else facts.OTHER_PREVIOUS_NOTE_SHARE
+        )
         if rng.random() < share:
             count += 1
             text = (
@@ -97,8 +103,8 @@ def _encounter(rng: random.Random, key: int, patient: int, rationale_share: floa
     row.update(
         patientdurablekey=patient, encounterkey=key, primarychiefcomplaintname=p.complaint,
         primaryeddiagnosisname=p.codes[0][1], sex=sex, firstrace=rng.choice(RACES),
-        preferredlanguage=rng.choice(LANGUAGES), highestlevelofeducation=rng.choice(("High School", "College", "")),
-        maritalstatus=rng.choice(("Single", "Married", "Widowed")), Age=age, acuitylevel=ACUITY_LEVELS[esi - 1],
+        preferredlanguage=rng.choice(LANGUAGES), highestlevelofeducation=rng.choice(EDUCATION),
+        maritalstatus=rng.choice(MARITAL), Age=age, acuitylevel=ACUITY_LEVELS[esi - 1],
         eddisposition=disposition, ArrivalYearKey=facts.YEAR, DepartureYearKeyValue=facts.YEAR,
         DepartureYearKey=facts.YEAR, DispositionYearKeyValue=facts.YEAR, birthYear=facts.YEAR - age,
         ED_Provider_Notes_Text=note, ED_Provider_Notes_Year=facts.YEAR, ED_Provider_Notes_Key=key * 10,
@@ -118,7 +124,10 @@ def _encounter(rng: random.Random, key: int, patient: int, rationale_share: floa
 
 
 def generate_release(
-    out_dir: Path, encounters: int = 400, seed: int = 0, rationale_share: float = facts.RATIONALE_SHARE_DEFAULT
+    out_dir: Path,
+    encounters: int = 400,
+    seed: int = 0,
+    rationale_share: float = facts.RATIONALE_SHARE_DEFAULT,
 ) -> Path:
     """Write a synthetic release of ``encounters`` encounters under ``out_dir``; return it."""
     out = Path(out_dir)

@@ -41,7 +41,10 @@ def triage_vitals(v: Vitals, layout: str) -> str:
     bp, hr = f"{_flag(v.sbp >= 140 or v.sbp < 90)}{v.sbp}/{v.dbp}", f"{_flag(v.heartrate > 100)}{v.heartrate}"
     spo2 = f"{_flag(v.o2sat < 94)}{v.o2sat} %"
     if layout == "epic_flags":
-        return f"ED Triage Vitals\nBP: {bp} | Pulse: {hr} | Temp: {temp} (Oral) | Resp: {v.resprate} | SpO2: {spo2}"
+        return (
+            f"ED Triage Vitals\nBP: {bp} | Pulse: {hr} | Temp: {temp} (Oral) | Resp: {v.resprate} "
+            f"| SpO2: {spo2}"
+        )
     if layout == "per_line":
         return (
             f"Triage Vital Signs:\nTemp: {v.temperature:.1f} °F\nPulse: {hr}\nResp: {v.resprate}\n"

@@ -12,9 +12,8 @@ first/last ED vitals section with a field not charted left out: the shared one p
 
 from __future__ import annotations
 
-from typing import Any
-
 import dataclasses
+from typing import Any
 
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections import ed_vitals
@@ -87,14 +86,22 @@ PREVIOUS_DISCHARGE = Section(
 )
 
 
-_SERIAL_LABELS = {"temperature": "T", "heartrate": "HR", "resprate": "RR", "o2sat": "SpO2 ", "sbp": "SBP", "dbp": "DBP"}
+_SERIAL_LABELS = {
+    "temperature": "T",
+    "heartrate": "HR",
+    "resprate": "RR",
+    "o2sat": "SpO2 ",
+    "sbp": "SBP",
+    "dbp": "DBP",
+}
 
 
 def _serial(v: list[dict[str, Any]] | None, p: SectionOptions) -> str | None:
     if not v:
         return None
     readings = (
-        " ".join(f"{_SERIAL_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields if r[f] is not None) for r in v
+        " ".join(f"{_SERIAL_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields if r[f] is not None)
+        for r in v
     )
     return " | ".join(readings)
 

@@ -20,7 +20,9 @@ class ErReasonMimicParams:
     seed: int = param(0, "Seed of the patient split.")
     home_meds_max: int = param(12, "At most this many home medications are listed (EarlyDx's 12).")
     prior_note_chars: int | None = param(
-        None, "One-liner: cut the previous discharge summary to this many characters (default whole, as the authors)."
+        None,
+        "One-liner: cut the previous discharge summary to this many characters (default: whole, as "
+        "the authors).",
     )
 
     def to_dict(self) -> dict[str, Any]:

@@ -59,7 +59,9 @@ class ReleaseParams:
         3000, "Each previous note is cut to this many characters (the authors' truncate_text, 3,000)."
     )
     one_liner_note_chars: int | None = param(
-        None, "One-liner: cut the previous discharge summary to this many characters (default whole, as the authors)."
+        None,
+        "One-liner: cut the previous discharge summary to this many characters (default: whole, as "
+        "the authors).",
     )
     uncut_notes: typing.Literal["exclude", "whole"] = param(
         "exclude",

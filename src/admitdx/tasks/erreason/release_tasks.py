@@ -76,7 +76,7 @@ def _year(value: str | None) -> str:
 
 def _previous_notes(row: dict[str, Any], p: ReleaseParams) -> str | None:
     notes = [
-        f"[{kind.replace('_', ' ')}{', ' + _year(row[f'{kind}_Year']) if row[f'{kind}_Year'] else ''}]\n{text}"
+        f"[{kind.replace('_', ' ')}{', ' + year if (year := _year(row[f'{kind}_Year'])) else ''}]\n{text}"
         for kind in PREVIOUS_NOTE_TYPES
         if (text := _clip(row[f"{kind}_Text"], p.note_chars))
     ]
