@@ -210,6 +210,8 @@ def test_planning_knn_scored_per_part(built: dict[str, Path], tmp_path: Path) ->
         ("ED Course:", "ed_course"),
         ("# Final Disposition", "final_disposition"),
         ("Clinical Impression:", "clinical_impression"),
+        ("Impression/Plan:", "impression_and_plan"),
+        ("ED Diagnoses:", "final_diagnosis"),
     ],
 )
 def test_presentation_stops_at_the_earliest_heading(heading: str, name: str) -> None:

@@ -30,10 +30,12 @@ CUT_HEADINGS: dict[str, str] = {
     "medical_decision_making": r"medical\s+decision",
     "mdm": r"mdm\b",
     "assessment_and_plan": r"assessment\s*(?:and|&|/)\s*plan\b",
+    "impression_and_plan": r"impression\s*(?:and|&|/)\s*plan\b",
     "ed_course": r"ed\s+course\b",
     "final_disposition": r"final\s+disposition\b",
     "clinical_impression": r"clinical\s+impressions?\b",
     "ed_disposition": r"ed\s+disposition\b",
+    "final_diagnosis": r"(?:final|ed)\s+diagnos[ie]s\b",
 }
 _HEADING = re.compile(
     _LEAD + "(?:" + "|".join(f"(?P<{name}>{p})" for name, p in CUT_HEADINGS.items()) + ")", re.I | re.M
