@@ -190,7 +190,7 @@ class LLMPredictor:
         if self.task.answer == "category":
             return category_schema(self.task.categories, reasoning=reasoning)
         if self.task.answer == "text":
-            return text_schema(reasoning=reasoning, parts=self.parts)  # one call (per-part: part_calls)
+            return text_schema(reasoning=reasoning, parts=self.parts)
         return diagnosis_schema(self.shape, reasoning=reasoning, graded=self.graded)
 
     #: Options that change how a run executes, not what the model answers: the model's identity
@@ -327,6 +327,7 @@ class LLMPredictor:
             self._summarize()
 
     def _summarize(self) -> None:
+        """Record the client's and executor's counters in ``fit_summary``; stop the local server."""
         stats = self.client.stats
         self.fit_summary = {
             **self.fit_summary,
