@@ -159,7 +159,7 @@ def test_local_llm_planning_answers_three_parts_or_is_counted(planning: Path, tm
     if not llama_cpp_available():
         pytest.skip("llama-cpp-python not installed (admitdx[local] extra)")
     out = tmp_path / "llm"
-    settings = ["base_url=local", "max_input_chars=1200", "max_tokens=200", "local_n_ctx=2048"]
+    settings = ["base_url=local", "max_input_chars=800", "max_tokens=120", "local_n_ctx=2048"]
     args = ["predict", "--dataset", str(planning), "--system", "llm", "--limit", "1", "--out", str(out)]
     result = RUNNER.invoke(app, [*args, *(a for s in settings for a in ("--set", s))])
     assert result.exit_code == 0, result.output
