@@ -5,7 +5,7 @@ demographics section also prints where the admission came from, which exists onl
 patients and so would give the disposition away. ``ed_medications`` lists what the ED dispensed
 (``ed.pyxis``) before the cutoff: the ED course available before departure. ``previous_discharge``
 is the most recent discharge summary written before this ED arrival (the one-liner's input), whole
-unless ``prior_note_chars`` is set (the authors do not cut it). ``ed_serial_vitals`` is the shared
+unless ``prior_note_chars`` is set (the authors do not cut it). ``ED_SERIAL_VITALS`` is the shared
 first/last ED vitals section with a field not charted left out: the shared one prints ``TNone``,
 ``HRNone`` for it (70 of the demo's 222 stays), which EarlyDx's pinned output keeps.
 """
