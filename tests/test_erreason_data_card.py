@@ -138,8 +138,12 @@ def card_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_loader_spells_the_columns_as_the_card() -> None:
+def test_the_loader_spells_the_columns_as_the_card(card_release: Path) -> None:
     assert tuple(CARD) == DATA_CARD_COLUMNS and len(CARD) == 46
+    result = RUNNER.invoke(app, ["data", "check", "--erreason", str(card_release), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["absent_card_columns"] == 0 and summary["encounters"] == 3 and summary["code_rows"] == 4
 
 
 @pytest.mark.parametrize(
