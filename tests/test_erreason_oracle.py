@@ -125,6 +125,17 @@ def test_one_liner_rouge(tmp_path: Path) -> None:
     assert excluded["excluded_unparseable"] == 1
 
 
+def test_unparseable_rule_is_refused_where_a_suite_has_none(tmp_path: Path) -> None:
+    """--unparseable is the category and text suites' rule; the final-diagnosis suite refuses it."""
+    inst = _inst(0, "er-reason-diagnosis", references=[Reference("Syncope", code="R55", seq_num=1)])
+    ds, run = tmp_path / "ds", tmp_path / "sys"
+    write_jsonl(ds / "instances.jsonl", [inst.to_dict()])
+    write_jsonl(run / "predictions.jsonl", [Prediction("i0", "sys", [], parse_error="x").to_dict()])
+    args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "out")]
+    refused = CliRunner().invoke(app, [*args, "--unparseable", "exclude"])
+    assert isinstance(refused.exception, UsageError) and "not final_diagnosis" in str(refused.exception)
+
+
 def _ref(code: str, seq: int, system: str = "ICD-10-CM") -> Reference:
     return Reference(code, code=code, code_system=system, seq_num=seq, ed_title=code)
 

@@ -55,6 +55,7 @@ def _kept(
 class CategorySuite:
     name = "category"
     needs_matcher = False
+    excludes_unparseable = True  # honours ScoreParams.unparseable
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         cats = ctx.task.categories

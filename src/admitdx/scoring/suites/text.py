@@ -55,6 +55,7 @@ def _concept_choice(ctx: RunContext) -> tuple[str | None, dict[str, Any]]:
 class TextSuite:
     name = "text"
     needs_matcher = False
+    excludes_unparseable = True  # honours ScoreParams.unparseable
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         parts = sorted({p for inst in ctx.instances for p in part_texts(inst.target)})
