@@ -81,7 +81,10 @@ def test_release_build_equals_the_task_command(release: Path, tmp_path: Path) ->
     result = RUNNER.invoke(app, [*args, "--note-chars", "300", "--seed", "4"])
     assert result.exit_code == 0, result.output
     params = _manifest(one)["inputs"]["params"]
-    assert params == {"test_fraction": 0.5, "seed": 4, "note_chars": 300}
+    assert params == {
+        "test_fraction": 0.5, "seed": 4, "note_chars": 300,
+        "one_liner_note_chars": None, "uncut_notes": "exclude",
+    }  # fmt: skip
     assert (one / "instances.jsonl").read_bytes() == (two / "instances.jsonl").read_bytes()
     assert _manifest(one)["outputs"]["task"] == "er-reason-release-planning"
 

@@ -24,12 +24,14 @@ from admitdx.tasks.erreason.one_liner import first_sentence, reference_one_liner
 from admitdx.tasks.registry import get_task
 
 
-def _score(tmp_path: Path, instances: list[Instance], predictions: list[Prediction]) -> dict[str, Any]:
+def _score(
+    tmp_path: Path, instances: list[Instance], predictions: list[Prediction], *extra: str
+) -> dict[str, Any]:
     ds, run = tmp_path / "ds", tmp_path / "sys"
     write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
     write_jsonl(run / "predictions.jsonl", (p.to_dict() for p in predictions))
     args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "out")]
-    result = CliRunner().invoke(app, [*args, "--n-bootstrap", "50"])
+    result = CliRunner().invoke(app, [*args, "--n-bootstrap", "50", *extra])
     assert result.exit_code == 0, result.output
     return json.loads((tmp_path / "out" / "results.json").read_text())
 
@@ -88,6 +90,13 @@ def test_acuity_accuracy_confusion_and_triage_rates(tmp_path: Path) -> None:
     assert sum(cells.values()) == 5
     assert (figures / "per_class_recall.svg").is_file()
     assert 'id="fig-confusion_0"' in (tmp_path / "out" / "report.html").read_text()
+    # the authors' rule (acuity.py, disposition.py): the unreadable answer leaves the denominator
+    excluded = _score(tmp_path / "exclude", instances, predictions, "--unparseable", "exclude")["systems"][0]
+    m = {k: v["value"] for k, v in excluded["metrics"].items()}
+    assert m["accuracy"] == pytest.approx(2 / 4) and m["under_triage"] == pytest.approx(1 / 4)
+    assert m["recorded_share.Less Urgent"] == pytest.approx(2 / 4) and m.get("recall.Immediate") is None
+    assert excluded["excluded_unparseable"] == 1 and excluded["counts"]["parse_errors"] == 1
+    assert sum(map(sum, excluded["confusion"]["confusion"])) == 4
 
 
 def test_one_liner_rouge(tmp_path: Path) -> None:
@@ -98,6 +107,33 @@ def test_one_liner_rouge(tmp_path: Path) -> None:
     assert m["answer.rouge1_f1"] == pytest.approx(0.8)
     assert m["answer.rouge2_f1"] == pytest.approx(2 / 3)
     assert m["answer.rougeL_f1"] == pytest.approx(0.8)
+    # the one-liner has no concept recall: asking for an extractor is refused, not silently ignored
+    ds, run = tmp_path / "ds", tmp_path / "sys"
+    args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "again")]
+    refused = CliRunner().invoke(app, [*args, "--concept-extractor", "llm_judge"])
+    assert isinstance(refused.exception, UsageError) and "ROUGE only" in str(refused.exception)
+    # an unreadable one-liner: 0 by default, left out of the mean with --unparseable exclude
+    two = [*instances, _inst(1, "er-reason-one-liner", target="fever")]
+    answers = [
+        Prediction("i0", "sys", [], answer="chest pain today"),
+        Prediction("i1", "sys", [], parse_error="x"),
+    ]
+    wrong = _score(tmp_path / "w", two, answers)["systems"][0]
+    excluded = _score(tmp_path / "x", two, answers, "--unparseable", "exclude")["systems"][0]
+    assert wrong["metrics"]["answer.rouge1_f1"]["value"] == pytest.approx(0.4)
+    assert excluded["metrics"]["answer.rouge1_f1"]["value"] == pytest.approx(0.8)
+    assert excluded["excluded_unparseable"] == 1
+
+
+def test_unparseable_rule_is_refused_where_a_suite_has_none(tmp_path: Path) -> None:
+    """--unparseable is the category and text suites' rule; the final-diagnosis suite refuses it."""
+    inst = _inst(0, "er-reason-diagnosis", references=[Reference("Syncope", code="R55", seq_num=1)])
+    ds, run = tmp_path / "ds", tmp_path / "sys"
+    write_jsonl(ds / "instances.jsonl", [inst.to_dict()])
+    write_jsonl(run / "predictions.jsonl", [Prediction("i0", "sys", [], parse_error="x").to_dict()])
+    args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "out")]
+    refused = CliRunner().invoke(app, [*args, "--unparseable", "exclude"])
+    assert isinstance(refused.exception, UsageError) and "not final_diagnosis" in str(refused.exception)
 
 
 def _ref(code: str, seq: int, system: str = "ICD-10-CM") -> Reference:

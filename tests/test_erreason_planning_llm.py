@@ -1,7 +1,9 @@
-"""ER-Reason planning answered by an LLM: one JSON object with the three rationale parts (guided
-decoding over a schema with rule_out, decision_factors, treatment_plan), read tolerantly, stored as
+"""ER-Reason planning answered by an LLM: by default in three calls, each part with the paper's
+inputs (tables 11–13: the treatment plan alone sees the ED presentation), or with ``part_calls: one``
+as one JSON object with the three parts (guided decoding over a schema with rule_out,
+decision_factors, treatment_plan), read tolerantly; either way stored as
 ``Prediction.answer = {part: text}`` — the shape the text suite scores per part — or counted as
-unparseable. The server test runs the real embedded llama.cpp server on two test encounters."""
+unparseable. The server test runs the real embedded llama.cpp server on one test encounter."""
 
 from __future__ import annotations
 
@@ -73,7 +75,7 @@ def _done(raw: str, parsed: object) -> Completion:
 def test_llm_system_asks_for_and_reads_the_parts() -> None:
     """The LLM system's schema and reading for planning, on completions as a server returns them
     (no server needed: the request is built and a completion read back)."""
-    system = LLMPredictor(task=PLANNING, base_url="http://127.0.0.1:9/v1", model="m")
+    system = LLMPredictor(task=PLANNING, part_calls="one", base_url="http://127.0.0.1:9/v1", model="m")
     assert list(system.schema["properties"]) == list(PARTS)
     inst = Instance("p1", 1, PLANNING.name, "test", {}, "Chief complaint: chest pain", [])
     messages = system.request(inst).messages
@@ -88,7 +90,9 @@ def test_llm_system_asks_for_and_reads_the_parts() -> None:
 
 def test_few_shot_exemplar_shows_the_three_parts() -> None:
     """A planning exemplar is shown as the answer object the model must write (all three parts)."""
-    system = LLMPredictor(task=PLANNING, prompt="few-shot", k=1, base_url="http://127.0.0.1:9/v1", model="m")
+    system = LLMPredictor(
+        task=PLANNING, prompt="few-shot", k=1, part_calls="one", base_url="http://127.0.0.1:9/v1", model="m"
+    )
     target = {"rule_out": "ACS, PE", "decision_factors": "troponin, D-dimer", "treatment_plan": "aspirin"}
     system.fit(
         [Instance("t1", 2, PLANNING.name, "train", {}, "Chief complaint: chest pain", [], target=target)]
@@ -97,6 +101,41 @@ def test_few_shot_exemplar_shows_the_three_parts() -> None:
     messages = system.request(inst).messages
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert json.loads(messages[2]["content"]) == target
+
+
+SECTIONS = {
+    "demographics": "Age 70, Sex Male",
+    "chief_complaint": "Syncope",
+    "one_liner": "70 y.o. male with h/o hypertension presenting with syncope.",
+    "previous_notes": "[Discharge Summary, 2020]\npneumonia",
+    "ed_presentation": "HPI: passed out at church. Pulse 48.",
+}
+
+
+def test_each_part_is_asked_in_its_own_call_with_the_papers_inputs() -> None:
+    """Tables 11–13: rule-out and decision factors see demographics, chief complaint, one-liner and
+    past notes; the treatment plan also the ED presentation. Each call has its own question and a
+    one-text schema; the three answers join into {part: text}, a bad one into a counted parse error."""
+    from admitdx.systems.part_calls import _joined, part_request
+
+    system = LLMPredictor(task=PLANNING, base_url="http://127.0.0.1:9/v1", model="m")
+    assert system.part_calls == "per-part" and system.manifest_inputs()["part_calls"] == "per-part"
+    inst = Instance("p1", 1, PLANNING.name, "test", SECTIONS, "", [])
+    asked = {part: part_request(system, inst, part) for part in PARTS}
+    for part, request in asked.items():
+        user = request.messages[-1]["content"]
+        assert ("Pulse 48" in user) == (part == "treatment_plan") and "presenting with syncope" in user
+        assert request.schema["required"] == ["answer"]
+    assert "DIFFERENTIAL DIAGNOSIS" in asked["rule_out"].messages[-1]["content"]
+    assert "DECISION FACTORS" not in asked["rule_out"].messages[0]["content"]
+    assert "MEDICAL DECISION FACTORS" in asked["decision_factors"].messages[-1]["content"]
+    assert "TREATMENT PLAN" in asked["treatment_plan"].messages[0]["content"]
+    done = {p: _done(json.dumps({"answer": p.upper()}), {"answer": p.upper()}) for p in PARTS}
+    joined = _joined(inst, system.name, PARTS, done)
+    assert joined.answer == {p: p.upper() for p in PARTS} and joined.parse_error is None
+    done["decision_factors"] = _done("oops", {"answer": ""})
+    bad = _joined(inst, system.name, PARTS, done)
+    assert bad.answer is None and bad.parse_error == "decision_factors: the answer has no text"
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +151,7 @@ def planning(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.llm
 def test_local_llm_planning_answers_three_parts_or_is_counted(planning: Path, tmp_path: Path) -> None:
-    """SmolLM2-135M (the path, not clinical skill) on two test encounters: every prediction holds
+    """SmolLM2-135M (the path, not clinical skill) on one test encounter, three calls: it holds
     exactly the three parts as non-empty texts, or has no answer and a parse error; scoring reads
     the parts and counts the unparseable ones."""
     from admitdx.llm.local_server import llama_cpp_available
@@ -120,12 +159,14 @@ def test_local_llm_planning_answers_three_parts_or_is_counted(planning: Path, tm
     if not llama_cpp_available():
         pytest.skip("llama-cpp-python not installed (admitdx[local] extra)")
     out = tmp_path / "llm"
-    settings = ["base_url=local", "max_input_chars=1200", "max_tokens=200", "local_n_ctx=2048"]
-    args = ["predict", "--dataset", str(planning), "--system", "llm", "--limit", "2", "--out", str(out)]
+    settings = ["base_url=local", "max_input_chars=800", "max_tokens=120", "local_n_ctx=2048"]
+    args = ["predict", "--dataset", str(planning), "--system", "llm", "--limit", "1", "--out", str(out)]
     result = RUNNER.invoke(app, [*args, *(a for s in settings for a in ("--set", s))])
     assert result.exit_code == 0, result.output
     predictions = [Prediction.from_dict(json.loads(line)) for line in (out / "predictions.jsonl").open()]
-    assert len(predictions) == 2
+    assert len(predictions) == 1
+    samples = [json.loads(line) for line in (out / "samples.jsonl").open()]
+    assert len(samples) == 3  # one logged request per part
     for p in predictions:
         if p.parse_error is None:
             assert isinstance(p.answer, dict) and tuple(p.answer) == PARTS
@@ -140,4 +181,4 @@ def test_local_llm_planning_answers_three_parts_or_is_counted(planning: Path, tm
     assert system["counts"]["parse_errors"] == sum(p.parse_error is not None for p in predictions)
     assert all(f"{part}.rouge1_f1" in system["metrics"] for part in PARTS)
     tests = [i for i in load_instances(planning) if i.split == "test"]
-    assert len(tests) >= 2
+    assert len(tests) >= 1

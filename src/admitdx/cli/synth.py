@@ -1,4 +1,5 @@
-"""``admitdx data synth``: write a synthetic MIMIC-IV root (the project's embedded default data)."""
+"""``admitdx data synth``: write a synthetic MIMIC-IV root (the project's embedded default data),
+or with ``--erreason`` a synthetic ER-Reason release written to the release's data card."""
 
 from __future__ import annotations
 
@@ -35,11 +36,28 @@ def synth(
     force: Annotated[
         bool, typer.Option("--force", help="Write into a non-empty --out, replacing its tables.")
     ] = False,
+    erreason: Annotated[
+        bool,
+        typer.Option(
+            "--erreason",
+            help="Write a synthetic ER-Reason release instead (er_reason.csv and icd_10_codes.csv to "
+            "the data card, _truth/); --encounters sets its size.",
+        ),
+    ] = False,
+    encounters: Annotated[
+        int, typer.Option("--encounters", min=1, help="With --erreason: number of encounters.")
+    ] = 400,
 ) -> None:
-    """Generate a synthetic MIMIC-IV root (hosp, ed, note, ecg, echo as gzip CSV) plus _truth/.
+    """Generate a synthetic MIMIC-IV root (hosp, ed, note, ecg, echo as gzip CSV) plus _truth/,
+    or with --erreason a synthetic ER-Reason release.
 
     Example: admitdx data synth --out data/synth --patients 1000 --seed 0 --report
+
+    Example: admitdx data synth --erreason --out data/er-reason --encounters 400 --seed 0
     """
+    if erreason:
+        _synth_release(out, encounters, seed, force)
+        return
     from admitdx.synthetic import generate_synthetic
 
     columns = (
@@ -72,6 +90,16 @@ def synth(
     )
     if report:
         _print_report(out)
+
+
+def _synth_release(out: Path, encounters: int, seed: int, force: bool) -> None:
+    from admitdx.errors import UsageError
+    from admitdx.synthetic.erreason import generate_release
+
+    if out.exists() and any(out.iterdir()) and not force:
+        raise UsageError(f"{out} is not empty", hint="choose a new folder or pass --force")
+    generate_release(out, encounters, seed)
+    console.print(f"wrote a synthetic ER-Reason release of {encounters:,} encounters to {out}")
 
 
 def _print_report(root: Path) -> None:

@@ -11,6 +11,7 @@ from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.ontology import hcc
 
 BOOTSTRAP_UNIVERSES = ("track", "split")
+UNPARSEABLE = ("wrong", "exclude")
 #: fields of :class:`ScoreParams` that say how a run executes, not what it computes (not recorded)
 EXECUTION_SETTINGS = frozenset({"jobs"})
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
@@ -66,6 +67,9 @@ class ScoreParams:
     #: CliniBench figure 5's input-length bins: "tertiles" of the evaluated notes (the paper names
     #: no edges) or fixed ascending token edges, e.g. (512, 850)
     length_bins: str | tuple[int, ...] = clinibench.LENGTH_BINS
+    #: ER-Reason category and text tasks: an unreadable answer counts as "wrong" (admitdx's default:
+    #: kept and counted) or is left out of every denominator ("exclude", the authors' scripts)
+    unparseable: str = "wrong"
     #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
     #: process). Results are byte-identical whatever it is, so it is not recorded
     jobs: int | None = None
@@ -84,6 +88,12 @@ class ScoreParams:
                 hint="track: the patients contributing to each track (the authors'); split: every patient",
             )
         hcc.check_model(self.hcc_model)
+        if self.unparseable not in UNPARSEABLE:
+            raise UsageError(
+                f"--unparseable must be one of {', '.join(UNPARSEABLE)}, got {self.unparseable!r}",
+                hint="wrong: an unreadable answer is a miss; "
+                "exclude: left out of the denominator (the authors')",
+            )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")
         if self.jobs is not None and self.jobs < 1:

@@ -123,6 +123,11 @@ def _score_run(
     task = task_of(dataset_dir, everything)
     suite = get_suite(task.suite)
     params = replace(params, matcher=_matcher(task, params, suite.needs_matcher))
+    if params.unparseable != "wrong" and not getattr(suite, "excludes_unparseable", False):
+        raise UsageError(
+            f"--unparseable {params.unparseable} applies to the category and text suites, not {suite.name}",
+            hint="leave out --unparseable",
+        )
     run = _Run(dataset_dir, everything, instances, task, suite, params, [Path(d) for d in prediction_dirs])
     workers = parallel.worker_count(params.jobs, len(run.dirs))
     if workers > 1 and not params.common and getattr(suite, "forkable", False):

@@ -1,5 +1,11 @@
 """The ER-Reason release (Mehandru et al. 2025; credentialed, 3,984 UCSF ER encounters): reading
-and validating ``er_reason.csv`` and ``icd_10_codes.csv`` as the paper's data card describes them.
+and validating ``er_reason.csv`` and ``icd_10_codes.csv`` as the release's data card spells them.
+
+The data card is ``ER-Reason_Column_Descriptions.md`` in the authors' repository
+(github.com/AlaaLab/ER-Reason); :data:`DATA_CARD_COLUMNS` lists its 46 columns in its order and
+spelling (e.g. ``ArrivalYearKey``, ``DepartureYearKeyValue``). ``icd_10_codes.csv`` has the four
+columns the repository's README lists. A build requires only the columns its task reads
+(``load_release(root, columns)``), so a release lacking a column no task reads still builds.
 
 Validation is ``data check``'s: a missing file or column, or an acuity or disposition outside the
 documented values, is an :class:`~admitdx.errors.InputError` (exit 2) naming the file, the column
@@ -52,6 +58,17 @@ NOTE_TYPES: tuple[str, ...] = (
     "ED_Provider_Notes",
 )
 PREVIOUS_NOTE_TYPES = NOTE_TYPES[:-1]
+#: The note types in the data card's order (its key, text and year blocks each follow it).
+_CARD_NOTE_ORDER: tuple[str, ...] = (
+    "Discharge_Summary",
+    "Progress_Note",
+    "HP_Note",
+    "Echo",
+    "Imaging",
+    "Consult",
+    "ED_Provider_Notes",
+    "ECG",
+)
 RATIONALES: tuple[str, ...] = ("One_Sentence_Extracted", "Rule_Out", "Decision_Factors", "Treatment_Plan")
 
 
@@ -59,9 +76,38 @@ def note_key_column(note_type: str) -> str:
     return "Discharge_Summary_Note_Key" if note_type == "Discharge_Summary" else f"{note_type}_Key"
 
 
-ENCOUNTER_COLUMNS: tuple[str, ...] = (
+#: The data card's columns of ``er_reason.csv``, in its order and spelling.
+DATA_CARD_COLUMNS: tuple[str, ...] = (
     "patientdurablekey",
     "encounterkey",
+    "primarychiefcomplaintname",
+    "primaryeddiagnosisname",
+    "sex",
+    "firstrace",
+    "preferredlanguage",
+    "highestlevelofeducation",
+    "maritalstatus",
+    "Age",
+    *(note_key_column(t) for t in _CARD_NOTE_ORDER),
+    *(f"{t}_Text" for t in NOTE_TYPES),  # the card lists ECG_Text before ED_Provider_Notes_Text
+    "One_Sentence_Extracted",
+    "note_count",
+    "acuitylevel",
+    "eddisposition",
+    "ArrivalYearKey",
+    "DepartureYearKeyValue",
+    "DepartureYearKey",
+    "DispositionYearKeyValue",
+    "birthYear",
+    *(f"{t}_Year" for t in _CARD_NOTE_ORDER),
+    *RATIONALES[1:],
+)
+#: Every column the loader validates whatever the task: the keys, and the two targets with a
+#: closed set of values when present.
+KEY_COLUMNS: tuple[str, ...] = ("patientdurablekey", "encounterkey")
+#: The columns some ER-Reason task reads (``data check`` requires these; a build only its task's).
+ENCOUNTER_COLUMNS: tuple[str, ...] = (
+    *KEY_COLUMNS,
     "primarychiefcomplaintname",
     "primaryeddiagnosisname",
     "sex",
@@ -70,14 +116,7 @@ ENCOUNTER_COLUMNS: tuple[str, ...] = (
     "Age",
     "acuitylevel",
     "eddisposition",
-    *(c for t in NOTE_TYPES for c in (f"{t}_Text", f"{t}_Year", note_key_column(t))),
-    "highestlevelofeducation",
-    "maritalstatus",
-    "note_count",
-    "birthYear",
-    "arrivalYearKey",
-    "departureYearKey",
-    "dispositionYearKey",
+    *(c for t in NOTE_TYPES for c in (f"{t}_Text", f"{t}_Year")),
     *RATIONALES,
 )
 CODE_COLUMNS: tuple[str, ...] = ("patientdurablekey", "encounterkey", "value", "displaystring")
@@ -95,7 +134,7 @@ class Release:
     codes: dict[str, list[tuple[str, str | None]]]
 
 
-def _read(path: Path, columns: tuple[str, ...]) -> pa.Table:
+def _read(path: Path, columns: tuple[str, ...], optional: tuple[str, ...] = ()) -> pa.Table:
     if not path.is_file():
         raise InputError(
             f"the ER-Reason release lacks {path.name}",
@@ -119,7 +158,7 @@ def _read(path: Path, columns: tuple[str, ...]) -> pa.Table:
             parse_options=pacsv.ParseOptions(newlines_in_values=True),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in header},
-                include_columns=list(columns),
+                include_columns=list(dict.fromkeys((*columns, *(c for c in optional if c in header)))),
                 strings_can_be_null=True,
                 null_values=[""],
             ),
@@ -130,6 +169,8 @@ def _read(path: Path, columns: tuple[str, ...]) -> pa.Table:
 
 def _check_values(table: pa.Table, path: Path) -> None:
     for column, allowed in _ALLOWED.items():
+        if column not in table.column_names:
+            continue
         values = table.column(column).to_pylist()
         for i, value in enumerate(values):
             if value is not None and value not in allowed:
@@ -146,13 +187,19 @@ def _check_values(table: pa.Table, path: Path) -> None:
             raise InputError("encounterkey is empty", table=str(path), column="encounterkey", row=i + 1)
 
 
-def load_release(root: Path) -> Release:
-    """Read and validate the release at ``root`` (``er_reason.csv`` + ``icd_10_codes.csv``)."""
+def load_release(
+    root: Path, columns: tuple[str, ...] = ENCOUNTER_COLUMNS, optional: tuple[str, ...] = ()
+) -> Release:
+    """Read and validate the release at ``root`` (``er_reason.csv`` + ``icd_10_codes.csv``),
+    requiring ``columns`` of ``er_reason.csv`` (plus the keys) and no other: a task passes the
+    columns it reads, so a missing column stops only the tasks that need it (exit 2 naming it).
+    ``optional`` columns are read when present and are None in every row when not."""
     root = Path(root)
     if not root.is_dir():
         raise InputError(f"{root} is not a folder", hint="point --erreason at the ER-Reason release folder")
     enc_path, codes_path = root / ENCOUNTERS_FILE, root / CODES_FILE
-    encounters = _read(enc_path, ENCOUNTER_COLUMNS)
+    wanted = tuple(dict.fromkeys((*KEY_COLUMNS, *columns)))
+    encounters = _read(enc_path, wanted, optional)
     _check_values(encounters, enc_path)
     codes_table = _read(codes_path, CODE_COLUMNS)
     codes: dict[str, list[tuple[str, str | None]]] = {}
@@ -164,7 +211,11 @@ def load_release(root: Path) -> Release:
     ):
         if key is not None and code is not None:
             codes.setdefault(key, []).append((code.strip(), name))
-    return Release(root, encounters.to_pylist(), codes)
+    rows = encounters.to_pylist()
+    absent = [c for c in optional if c not in encounters.column_names]
+    for r in rows if absent else ():
+        r.update(dict.fromkeys(absent))
+    return Release(root, rows, codes)
 
 
 def _filled(rows: list[dict[str, Any]], *columns: str) -> int:
@@ -176,12 +227,21 @@ def _value_counts(rows: list[dict[str, Any]], column: str, order: tuple[str, ...
     return {v: counts[v] for v in (*order, "(empty)") if counts[v]}
 
 
+def absent_card_columns(root: Path) -> list[str]:
+    """The data card's columns that ``er_reason.csv`` lacks (none a task reads, once it loaded)."""
+    with (Path(root) / ENCOUNTERS_FILE).open(newline="", encoding="utf-8-sig", errors="replace") as f:
+        header = set(next(csv.reader(f), []))
+    return [c for c in DATA_CARD_COLUMNS if c not in header]
+
+
 def release_summary(release: Release) -> dict[str, Any]:
     """What ``data check --erreason`` reports about a release that loaded: counts to hold against
-    the data card (3,984 encounters, 72 physician rationales) and the targets' value counts."""
+    the data card (3,984 encounters, 72 physician rationales), the targets' value counts, and the
+    card's columns the file lacks that no task reads (``absent_card_columns``)."""
     rows = release.encounters
     return {
         "root": str(release.root),
+        "absent_card_columns": len(absent_card_columns(release.root)),
         "encounters": len(rows),
         "patients": len({r["patientdurablekey"] for r in rows}),
         "encounters_with_codes": sum(1 for r in rows if r["encounterkey"] in release.codes),

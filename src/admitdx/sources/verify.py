@@ -28,6 +28,15 @@ from admitdx.sources.files import TableFile
 from admitdx.sources.integrity import GzipResult, Verdicts, default_verdicts, file_identity, verify_gzips
 from admitdx.sources.rules import ERROR, cross_problems, rules_digest, scan_table
 
+
+def modules_hint(tables: list[str]) -> str:
+    """The module folders that hold ``tables`` (``note.discharge`` → ``note/``, MIMIC-IV-Note being
+    a download of its own), so a missing-table error asks for what is missing, not hosp/ and ed/."""
+    modules = sorted({t.split(".")[0] for t in tables})
+    note = " (MIMIC-IV-Note, a separate PhysioNet download)" if "note" in modules else ""
+    return " and ".join(f"{m}/" for m in modules) + note
+
+
 _HINT = "fix or re-download it; `admitdx data check --mimic ROOT` lists every problem of the root"
 
 
@@ -70,7 +79,7 @@ def verify_tables(
         raise InputError(
             f"the root lacks {', '.join(absent)}, which this command cannot do without",
             table=absent[0],
-            hint="point --mimic at a MIMIC-IV root holding hosp/ and ed/ "
+            hint=f"point --mimic at a MIMIC-IV root holding {modules_hint(absent)} "
             "(check it with `admitdx data check --mimic DIR`)",
         )
     scope = needs.scope(tables)

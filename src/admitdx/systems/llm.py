@@ -60,6 +60,7 @@ from admitdx.llm.prompts import load_prompt
 from admitdx.llm.reasoning import truncation_error
 from admitdx.retrieval import Hit, make_retriever
 from admitdx.systems import register
+from admitdx.systems.part_calls import PART_CALLS, predict_parts
 from admitdx.systems.sample_log import SAMPLES_FILE, SampleLog
 from admitdx.tasks.answers import (
     ListShape,
@@ -107,7 +108,9 @@ class LLMPredictor:
     ``prompt`` style; ``k`` exemplars and ``retriever`` (+ ``retriever_options``) for few-shot;
     ``exemplar_classes`` — which audited labels an exemplar shows; ``graded`` output;
     ``min_items``/``max_items``/``min_chars``/``max_chars`` of the list and
-    ``reasoning_max_chars`` of the chain of thought; ``max_input_chars`` cuts
+    ``reasoning_max_chars`` of the chain of thought; ``part_calls`` — ``per-part`` (default: each
+    part of a multi-part target whose task gives per-part inputs in its own call,
+    :mod:`admitdx.systems.part_calls`) or ``one`` (all parts in one call); ``max_input_chars`` cuts
     each record (default: whole — the papers use the full input); ``prompt_file`` replaces the
     shipped template; ``local_model``/``local_n_ctx`` configure the embedded server.
     """
@@ -130,6 +133,7 @@ class LLMPredictor:
         prompt_file: str | None = None,
         local_model: str | None = None,
         local_n_ctx: int = 2048,
+        part_calls: str = "per-part",
         allow_hosts: list[AllowedHost] | None = None,
         endpoints: list[Any] | None = None,
         executor: Executor | None = None,
@@ -150,6 +154,10 @@ class LLMPredictor:
         self.max_input_chars = max_input_chars
         self.template = load_prompt(prompt_file or task.prompt, task.prompt_dir)
         self.parts = text_parts(task.schema) if task.answer == "text" else ()
+        if part_calls not in PART_CALLS:
+            raise UsageError(f"part_calls must be one of {', '.join(PART_CALLS)} (got {part_calls!r})")
+        # the task's parts in a call each (ER-Reason planning, tables 11-13), unless asked at once
+        self.part_calls = part_calls if self.parts and task.part_records is not None else None
         self.schema = self._schema(reasoning=prompt == "cot")
         self.retriever = (
             make_retriever(retriever, **(retriever_options or {})) if prompt == "few-shot" else None
@@ -203,6 +211,8 @@ class LLMPredictor:
         inputs = {"prompt": self.template.identity(), "llm": identity, "egress": self.client.egress}
         if self.local is not None:
             inputs["local_server"] = True
+        if self.part_calls is not None:
+            inputs["part_calls"] = self.part_calls
         if self.listed_endpoints:
             inputs["endpoints_egress"] = [e.egress for e in self.endpoints]
         return inputs
@@ -302,6 +312,12 @@ class LLMPredictor:
         todo = list(instances)
         if self.local is not None and todo:
             self.local.start()
+        if self.part_calls == "per-part":
+            try:
+                yield from predict_parts(self, todo)
+            finally:
+                self._summarize()
+            return
         # Requests are rendered as the executor pulls them and dropped once answered: a few-shot
         # prompt is several records long, so a whole test set of them would not fit in memory.
         pending: dict[int, ChatRequest] = {}
@@ -319,16 +335,20 @@ class LLMPredictor:
                     self.samples.write(request, completion, prediction)
                 yield prediction
         finally:
-            stats = self.client.stats
-            self.fit_summary = {
-                **self.fit_summary,
-                "model_calls": stats.model_calls,
-                "cache_hits": stats.cache_hits,
-                "retries": stats.retries,
-                "parse_failures": stats.parse_failures,
-                **({"truncated": dict(stats.truncated)} if stats.truncated else {}),
-                "tokens": stats.tokens.summary(self.client.config.price_per_million),
-                **self.executor.summary(),
-            }
-            if self.local is not None:
-                self.local.stop()
+            self._summarize()
+
+    def _summarize(self) -> None:
+        """Record the client's and executor's counters in ``fit_summary``; stop the local server."""
+        stats = self.client.stats
+        self.fit_summary = {
+            **self.fit_summary,
+            "model_calls": stats.model_calls,
+            "cache_hits": stats.cache_hits,
+            "retries": stats.retries,
+            "parse_failures": stats.parse_failures,
+            **({"truncated": dict(stats.truncated)} if stats.truncated else {}),
+            "tokens": stats.tokens.summary(self.client.config.price_per_million),
+            **self.executor.summary(),
+        }
+        if self.local is not None:
+            self.local.stop()

@@ -75,6 +75,9 @@ class TaskSpec:
     example: str = ""
     extra_options: tuple[ExtraOption, ...] = ()
     report_build: Callable[[dict[str, Any], Any], list[str]] | None = None
+    #: a multi-part text task whose parts the paper asks in a call each, with their own inputs:
+    #: an instance's sections → {part: record} (admitdx.systems.part_calls)
+    part_records: Callable[[dict[str, str | None]], dict[str, str]] | None = None
 
     def make_params(self, **values: Any) -> Any:
         """The params dataclass from option values (through ``from_cli`` where the class has one)."""

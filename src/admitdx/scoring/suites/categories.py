@@ -5,7 +5,9 @@ is its own column), per-class recall, and each class's predicted share against i
 
 For ordered categories (``TaskSpec.ordinal``, listed most urgent first) it adds the under-triage
 rate (predicted less urgent than recorded) and the over-triage rate (more urgent); an unreadable
-answer counts as neither, but as wrong for accuracy.
+answer counts as neither, but as wrong for accuracy — or, with the score parameter
+``unparseable="exclude"`` (the authors' acuity and disposition scripts), is left out of every
+denominator; ``excluded_unparseable`` counts those either way it is set.
 """
 
 from __future__ import annotations
@@ -36,9 +38,24 @@ def _ratios(categories: tuple[str, ...], ordinal: bool) -> list[Ratio]:
     return ratios
 
 
+def _excluded(ctx: RunContext, prediction: Any) -> bool:
+    """An unreadable answer left out of the denominators (``unparseable="exclude"``)."""
+    return (
+        ctx.params.unparseable == "exclude" and prediction is not None and prediction.parse_error is not None
+    )
+
+
+def _kept(
+    gold: list[Any], predicted: list[Any], records: list[dict[str, Any]]
+) -> tuple[list[Any], list[Any]]:
+    kept = [i for i, r in enumerate(records) if not r.get("excluded")]
+    return [gold[i] for i in kept], [predicted[i] for i in kept]
+
+
 class CategorySuite:
     name = "category"
     needs_matcher = False
+    excludes_unparseable = True  # honours ScoreParams.unparseable
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         cats = ctx.task.categories
@@ -57,8 +74,9 @@ class CategorySuite:
             answer = prediction.answer if prediction and isinstance(prediction.answer, str) else None
             answer = answer if answer in rank else None
             g = inst.target
-            row = {"n": 1.0, "correct": float(answer == g), f"gold.{g}": 1.0}
-            if answer is not None:
+            excluded = _excluded(ctx, prediction)
+            row = {} if excluded else {"n": 1.0, "correct": float(answer == g), f"gold.{g}": 1.0}
+            if answer is not None and not excluded:
                 row[f"pred.{answer}"] = 1.0
                 row[f"hit.{g}"] = float(answer == g)
                 if ctx.task.ordinal:
@@ -75,6 +93,7 @@ class CategorySuite:
                     "predicted": answer,
                     "missing_prediction": prediction is None,
                     "parse_error": bool(prediction and prediction.parse_error),
+                    **({"excluded": True} if excluded else {}),
                 }
             )
         if advance:
@@ -91,6 +110,8 @@ class CategorySuite:
             "metrics": {
                 k: {"value": v, "ci": list(cis[k]) if cis.get(k) else None} for k, v in point.items()
             },
-            "confusion": erreason.accuracy_and_confusion(gold, predicted, labels=list(cats)),
+            "confusion": erreason.accuracy_and_confusion(*_kept(gold, predicted, records), labels=list(cats)),
         }
+        if ctx.params.unparseable == "exclude":
+            fields["excluded_unparseable"] = sum(bool(r.get("excluded")) for r in records)
         return SystemScore(fields, replicates, records)

@@ -2,7 +2,8 @@
 Porter stemming per instance (Google's ``rouge-score``), averaged over instances with patient
 bootstrap intervals. A multi-part target (``{name: text}``, e.g. rule-out, decision factors,
 treatment plan) is scored per part against the answer's part of the same name; a missing or
-unreadable answer scores 0 and is counted.
+unreadable answer scores 0 and is counted — or, with ``unparseable="exclude"`` (the authors'
+scripts), an unreadable one is left out of every mean (``excluded_unparseable`` counts them).
 
 Multi-part targets (ER-Reason's planning rationales) also get concept recall per part: the share
 of the reference's concepts the answer names, over instances whose reference names any; the
@@ -55,11 +56,19 @@ def _concept_choice(ctx: RunContext) -> tuple[str | None, dict[str, Any]]:
 class TextSuite:
     name = "text"
     needs_matcher = False
+    excludes_unparseable = True  # honours ScoreParams.unparseable
 
     def prepare(self, ctx: RunContext) -> dict[str, Any]:
         parts = sorted({p for inst in ctx.instances for p in part_texts(inst.target)})
         names = [f"{part}.{t}_f1" for part in parts for t in erreason.ROUGE_TYPES]
         multi = any(isinstance(inst.target, dict) for inst in ctx.instances)
+        if not multi and (ctx.params.concept_extractor != "offline" or ctx.params.umls_index):
+            raise UsageError(
+                f"--concept-extractor {ctx.params.concept_extractor} has nothing to do here: concept "
+                "recall scores ER-Reason's planning rationales; a single text (the one-liner) is scored "
+                "by ROUGE only, as the paper does",
+                hint="drop --concept-extractor / --umls-index for this dataset",
+            )
         extractor, params = _concept_choice(ctx) if multi else (None, {})
         if extractor:
             names += [f"{part}.concept_recall" for part in parts]
@@ -90,7 +99,8 @@ class TextSuite:
             answer = part_texts(prediction.answer) if prediction else {}
             row: dict[str, float] = {}
             record: dict[str, Any] = {"instance_id": inst.id, "subject_id": inst.subject_id}
-            for part, reference in part_texts(inst.target).items():
+            excluded = ctx.params.unparseable == "exclude" and bool(prediction and prediction.parse_error)
+            for part, reference in ({} if excluded else part_texts(inst.target)).items():
                 scores = erreason.rouge_f1([reference], [answer.get(part, "")])
                 if choice and (value := recall(inst.id, part, reference, answer.get(part, ""))) is not None:
                     row[f"{part}.concept_n"], row[f"{part}.concept_recall"] = 1.0, value
@@ -101,6 +111,8 @@ class TextSuite:
                 record[part] = scores
             record["missing_prediction"] = prediction is None
             record["parse_error"] = bool(prediction and prediction.parse_error)
+            if excluded:
+                record["excluded"] = True
             rows.append(row)
             records.append(record)
         if advance:
@@ -133,6 +145,8 @@ class TextSuite:
                 )
                 for part in run["parts"]
             }
+        if ctx.params.unparseable == "exclude":
+            fields["excluded_unparseable"] = sum(bool(r.get("excluded")) for r in records)
         if judged is not None:
             summary = judgements_path(system.directory).with_suffix(".summary.json")
             fields["concept_judge"] = {

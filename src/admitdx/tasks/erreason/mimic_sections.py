@@ -4,15 +4,20 @@
 demographics section also prints where the admission came from, which exists only for admitted
 patients and so would give the disposition away. ``ed_medications`` lists what the ED dispensed
 (``ed.pyxis``) before the cutoff: the ED course available before departure. ``previous_discharge``
-is the most recent discharge summary written before this ED arrival (the one-liner's input).
+is the most recent discharge summary written before this ED arrival (the one-liner's input), whole
+unless ``prior_note_chars`` is set (the authors do not cut it). ``ED_SERIAL_VITALS`` is the shared
+first/last ED vitals section with a field not charted left out: the shared one prints ``TNone``,
+``HRNone`` for it (70 of the demo's 222 stays), which EarlyDx's pinned output keeps.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from admitdx.sources.mimic import MimicSource
-from admitdx.tasks.sections.base import Section, require
+from admitdx.tasks.sections import ed_vitals
+from admitdx.tasks.sections.base import Section, num, require
 from admitdx.tasks.sections.options import SectionOptions
 
 ED_MEDS_MAX = 20
@@ -72,10 +77,33 @@ def _previous_sql(p: SectionOptions, src: MimicSource) -> str | None:
 def _previous(v: str | None, p: SectionOptions) -> str | None:
     if not v or not v.strip():
         return None
-    text = v.strip()
-    return text if len(text) <= p.prior_note_chars else text[: p.prior_note_chars] + " [...]"
+    text, chars = v.strip(), p.prior_note_chars
+    return text if chars is None or len(text) <= chars else text[:chars] + " [...]"
 
 
 PREVIOUS_DISCHARGE = Section(
     "previous_discharge_summary", "Most recent previous discharge summary", _previous_sql, _previous
 )
+
+
+_SERIAL_LABELS = {
+    "temperature": "T",
+    "heartrate": "HR",
+    "resprate": "RR",
+    "o2sat": "SpO2 ",
+    "sbp": "SBP",
+    "dbp": "DBP",
+}
+
+
+def _serial(v: list[dict[str, Any]] | None, p: SectionOptions) -> str | None:
+    if not v:
+        return None
+    readings = (
+        " ".join(f"{_SERIAL_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields if r[f] is not None)
+        for r in v
+    )
+    return " | ".join(readings)
+
+
+ED_SERIAL_VITALS = dataclasses.replace(ed_vitals.SECTION, render=_serial)

@@ -17,9 +17,14 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource, Needs
 from admitdx.tasks.erreason.levels import MIMIC_DISPOSITIONS, acuity_level
 from admitdx.tasks.erreason.mimic_build import Variant
-from admitdx.tasks.erreason.mimic_sections import ED_DEMOGRAPHICS, ED_MEDICATIONS, PREVIOUS_DISCHARGE
+from admitdx.tasks.erreason.mimic_sections import (
+    ED_DEMOGRAPHICS,
+    ED_MEDICATIONS,
+    ED_SERIAL_VITALS,
+    PREVIOUS_DISCHARGE,
+)
 from admitdx.tasks.erreason.one_liner import reference_one_liner
-from admitdx.tasks.sections import chief_complaint, ed_vitals, home_meds, triage
+from admitdx.tasks.sections import chief_complaint, home_meds, triage
 from admitdx.tasks.sections.options import TRIAGE_FIELDS
 
 NO_ACUITY = tuple(f for f in TRIAGE_FIELDS if f != "acuity")
@@ -29,7 +34,7 @@ ED_COURSE_SECTIONS = (
     ED_DEMOGRAPHICS,
     chief_complaint.SECTION,
     triage.SECTION,
-    ed_vitals.SECTION,
+    ED_SERIAL_VITALS,
     home_meds.SECTION,
     ED_MEDICATIONS,
 )

@@ -19,8 +19,10 @@ class ErReasonMimicParams:
     test_fraction: float = param(0.5, "Share of patients in the test split (the rest train the baselines).")
     seed: int = param(0, "Seed of the patient split.")
     home_meds_max: int = param(12, "At most this many home medications are listed (EarlyDx's 12).")
-    prior_note_chars: int = param(
-        12000, "One-liner: the previous discharge summary is cut to this many characters."
+    prior_note_chars: int | None = param(
+        None,
+        "One-liner: cut the previous discharge summary to this many characters (default: whole, as "
+        "the authors).",
     )
 
     def to_dict(self) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import typing
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,11 +20,12 @@ from typing import Any
 import pyarrow as pa
 
 from admitdx.contracts import INSTANCES_FILE
-from admitdx.errors import output_errors, writable_dir
+from admitdx.errors import UsageError, output_errors, writable_dir
 from admitdx.runs import fingerprint_files, write_manifest
 from admitdx.sources.erreason import CODES_FILE, ENCOUNTERS_FILE, Release, load_release
 from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
-from admitdx.tasks.erreason.release_notes import VITALS, triage_vitals
+from admitdx.tasks.erreason.release_notes import UNCUT_NOTES, cut
+from admitdx.tasks.erreason.release_vitals import VITALS, triage_vitals
 from admitdx.tasks.spec import Progress, param
 from admitdx.tasks.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
 
@@ -37,6 +39,8 @@ META: tuple[tuple[str, pa.DataType], ...] = (
     ("encounterkey", _S),
     *((f"triage_{v}", _D) for v in VITALS),
 )
+#: Columns the instances' meta shows when the release has them (no task requires them).
+META_COLUMNS = ("Age", "sex", "firstrace", "preferredlanguage", "ED_Provider_Notes_Text")
 Codes = list[tuple[str, str | None]]
 #: (target, references) of one encounter; (None, []) leaves it out of this task.
 TargetFn = Callable[[dict[str, Any], Codes], tuple[str | dict[str, str] | None, list[dict[str, Any]]]]
@@ -45,12 +49,32 @@ SectionsFn = Callable[[dict[str, Any], "ReleaseParams"], dict[str, str | None]]
 
 @dataclass(frozen=True)
 class ReleaseParams:
-    test_fraction: float = param(0.5, "Share of patients in the test split (the rest train the baselines).")
+    test_fraction: float = param(
+        0.5,
+        "Share of patients in the test split (the rest train the baselines); 1.0 evaluates every "
+        "encounter, as the zero-shot paper does (then no trained baseline can run).",
+    )
     seed: int = param(0, "Seed of the patient split.")
-    note_chars: int = param(12000, "Each previous note is cut to this many characters.")
+    note_chars: int = param(
+        3000, "Each previous note is cut to this many characters (the authors' truncate_text, 3,000)."
+    )
+    one_liner_note_chars: int | None = param(
+        None,
+        "One-liner: cut the previous discharge summary to this many characters (default: whole, as "
+        "the authors).",
+    )
+    uncut_notes: typing.Literal["exclude", "whole"] = param(
+        "exclude",
+        "An ED note without any MDM / Assessment and Plan / ED Course / Final Disposition heading: "
+        "exclude (left out, counted) or whole (shown uncut, where the answer may be).",
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def __post_init__(self) -> None:
+        if self.uncut_notes not in UNCUT_NOTES:
+            raise UsageError(f"uncut_notes must be one of {', '.join(UNCUT_NOTES)}, got {self.uncut_notes!r}")
 
 
 @dataclass(frozen=True)
@@ -66,6 +90,9 @@ class ReleaseTask:
     required: tuple[str, ...] = ()
     text_target: bool = True
     target_parts: tuple[str, ...] = ()  # a multi-part text target ({part: text}), stored as a struct
+    columns: tuple[str, ...] = ()  # the er_reason.csv columns the task reads (the loader requires these)
+    cuts_note: bool = False  # the input holds the current ED note cut: count which heading cut it
+    count: Callable[[dict[str, Any], Codes], str | None] | None = None  # a per-encounter tally key
 
     @property
     def schema(self) -> pa.Schema:
@@ -101,7 +128,7 @@ def build_release_task(
     writable_dir(out_dir)
     fixed = read_split_file(split_file) if split_file else None
     report = progress or (lambda stage, done, total: None)
-    release = load_release(release_dir)
+    release = load_release(release_dir, task.columns, optional=META_COLUMNS)
     splitter = Splitter(
         {"test": params.test_fraction, "train": 1 - params.test_fraction}, params.seed, SPLIT_NAMESPACE, fixed
     )
@@ -170,6 +197,10 @@ def _instance(
     splitter: Splitter,
     tally: Counter[str],
 ) -> dict[str, Any] | None:
+    note = row.get("ED_Provider_Notes_Text")
+    if task.cuts_note:
+        heading = cut(note)[1] if note and note.strip() else "empty_note"
+        tally[f"cut_at_{heading or 'no_heading'}"] += 1
     sections = task.sections(row, params)
     missing = [name for name in task.required if not sections.get(name)]
     if missing:
@@ -179,8 +210,12 @@ def _instance(
     if target is None and not references:
         tally["excluded_no_target"] += 1
         return None
+    if task.count and (key := task.count(row, codes)):
+        tally[key] += 1
     text = "\n".join(f"{task.headers[k]}: {v}" for k, v in sections.items() if v is not None)
-    vitals = triage_vitals(row["ED_Provider_Notes_Text"])
+    vitals = triage_vitals(note)
+    if note:
+        tally.update(f"triage_vitals_unread_{k}" for k, v in vitals.items() if v is None)
     subject = subject_id(row["patientdurablekey"] or row["encounterkey"])
     record: dict[str, Any] = {
         "id": f"{task.task}-{row['encounterkey']}",
@@ -191,10 +226,10 @@ def _instance(
         "text": text,
         "references": references,
         "meta": {
-            "age": _age(row["Age"]),
-            "sex": row["sex"],
-            "race": row["firstrace"],
-            "language": row["preferredlanguage"],
+            "age": _age(row.get("Age")),
+            "sex": row.get("sex"),
+            "race": row.get("firstrace"),
+            "language": row.get("preferredlanguage"),
             "encounterkey": row["encounterkey"],
             **{f"triage_{k}": v for k, v in vitals.items()},
         },

@@ -1,13 +1,21 @@
-"""Reading the current ED provider note of the ER-Reason release: the triage vitals, and the note
-cut where a task's input must stop.
+"""Cutting the current ED provider note of the ER-Reason release where a task's input must stop,
+and redacting what would give the disposition away.
 
-- The vitals come from the note's triage line (the first line naming "triage" and holding a
-  blood pressure, else the first line with a blood pressure): ``T``/``Temp``, ``HR``/``Pulse``,
-  ``RR``/``Resp``, ``BP sbp/dbp``, ``SpO2``/``O2 sat``; a value not written stays None.
-- Planning and final diagnosis see the note cut before "Assessment and Plan" (the paper's ED
-  presentation); disposition sees it cut before "Final Disposition and ED Course", with every
-  disposition name the release uses replaced by ``[redacted]`` — for every encounter alike, so a
-  redaction mark does not itself tell which disposition was written.
+The release's notes are Epic ED provider notes. What follows the history and exam — ``Medical
+Decision Making`` (MDM), ``ED Course``, ``Final Disposition`` with its ``Clinical Impression`` and
+``ED Disposition`` — holds the diagnosis and disposition the tasks ask for, and older templates
+put an ``Assessment and Plan`` there. The authors cut at "Final Disposition and ED Course" (current
+scripts) or at the first "Medical Decision" (V1); a note laid out MDM-first would leak through the
+first, and a note without either would be shown whole. So every task's input stops at the
+*earliest* of these headings (:data:`CUT_HEADINGS`; a heading is a line that starts, after
+optional ``*``, ``#``, ``-`` or white space, with one of them, any case, colon optional), and a
+note with none of them is left out (``uncut_notes="exclude"``, counted in the build manifest) —
+never shown whole, which is where the answer would be — unless the user asks for ``"whole"``.
+
+Disposition also redacts, in what remains, every word form of a disposition (admit*, discharg*,
+transfer*, observ*, elope*, expired, LWBS, AMA, "left without being seen", L&D, dismiss*, "never
+arrived") and every release value, in every encounter alike, so a redaction mark does not itself
+tell which disposition was written. The authors redact only the encounter's own value, exactly.
 """
 
 from __future__ import annotations
@@ -16,58 +24,63 @@ import re
 
 from admitdx.sources.erreason import DISPOSITIONS
 
-ASSESSMENT = re.compile(r"^\s*assessment\s*(?:and|&|/)\s*plan\b", re.I | re.M)
-FINAL_DISPOSITION = re.compile(r"^\s*final\s+disposition\s+and\s+ed\s+course\b", re.I | re.M)
-REDACTED = "[redacted]"
-_DISPOSITION_NAMES = re.compile(
-    r"\b(?:" + "|".join(re.escape(d) for d in sorted(DISPOSITIONS, key=len, reverse=True)) + r")\b", re.I
-)
-_BP = re.compile(r"\bBP\s*:?\s*(\d{2,3})\s*/\s*(\d{2,3})", re.I)
-_VALUES = {
-    "temperature": re.compile(r"\b(?:T|Temp(?:erature)?)\s*:?\s*(\d{2,3}(?:\.\d)?)", re.I),
-    "heartrate": re.compile(r"\b(?:HR|Pulse|P)\s*:?\s*(\d{2,3})\b", re.I),
-    "resprate": re.compile(r"\b(?:RR|Resp)\s*:?\s*(\d{1,2})\b", re.I),
-    "o2sat": re.compile(r"\b(?:SpO2|O2\s*sat)\s*:?\s*(\d{2,3})\s*%?", re.I),
+_LEAD = r"^[ \t]*(?:[*#\-][ \t*#\-]*)?"
+#: The headings a presentation stops at (name → pattern after the line's lead), earliest wins.
+CUT_HEADINGS: dict[str, str] = {
+    "medical_decision_making": r"medical\s+decision",
+    "mdm": r"mdm\b",
+    "assessment_and_plan": r"assessment\s*(?:and|&|/)\s*plan\b",
+    "impression_and_plan": r"impression\s*(?:and|&|/)\s*plan\b",
+    "ed_course": r"ed\s+course\b",
+    "final_disposition": r"final\s+disposition\b",
+    "clinical_impression": r"clinical\s+impressions?\b",
+    "ed_disposition": r"ed\s+disposition\b",
+    "final_diagnosis": r"(?:final|ed)\s+diagnos[ie]s\b",
 }
-VITALS = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp")
+_HEADING = re.compile(
+    _LEAD + "(?:" + "|".join(f"(?P<{name}>{p})" for name, p in CUT_HEADINGS.items()) + ")", re.I | re.M
+)
+REDACTED = "[redacted]"
+_WORD_FORMS = (
+    r"admit\w*",
+    r"discharg\w*",
+    r"transfer\w*",
+    r"observ\w*",
+    r"elope\w*",
+    r"expired",
+    r"LWBS",
+    r"AMA",
+    r"left\s+without\s+being\s+seen",
+    r"L\s*&\s*D",
+    r"dismiss\w*",
+    r"never\s+arrived",
+)
+_DISPOSITION_WORDS = re.compile(
+    r"(?<![\w&])(?:"
+    + "|".join([*(re.escape(d) for d in sorted(DISPOSITIONS, key=len, reverse=True)), *_WORD_FORMS])
+    + r")(?![\w&])",
+    re.I,
+)
+UNCUT_NOTES = ("exclude", "whole")
 
 
-def triage_vitals(note: str | None) -> dict[str, float | None]:
-    """The six triage vitals written in the note's triage line (None where not written)."""
-    lines = (note or "").splitlines()
-    with_bp = [line for line in lines if _BP.search(line)]
-    line = next((x for x in with_bp if "triage" in x.lower()), with_bp[0] if with_bp else "")
-    out: dict[str, float | None] = dict.fromkeys(VITALS)
-    for name, pattern in _VALUES.items():
-        m = pattern.search(line)
-        out[name] = float(m.group(1)) if m else None
-    bp = _BP.search(line)
-    if bp:
-        out["sbp"], out["dbp"] = float(bp.group(1)), float(bp.group(2))
-    return out
-
-
-def render_vitals(v: dict[str, float | None]) -> str | None:
-    labels = (("T", "temperature"), ("HR", "heartrate"), ("RR", "resprate"), ("SpO2 ", "o2sat"))
-    parts = [f"{label}{v[f]:g}" for label, f in labels if v[f] is not None]
-    if v["sbp"] is not None and v["dbp"] is not None:
-        parts.append(f"BP{v['sbp']:g}/{v['dbp']:g}")
-    return " ".join(parts) or None
-
-
-def before(note: str | None, heading: re.Pattern[str]) -> str | None:
-    """The note up to (not including) ``heading``; the whole note when it has no such heading."""
+def cut(note: str | None) -> tuple[str | None, str | None]:
+    """(the note before its earliest cut heading, that heading's name); (None, None) for an empty
+    note, (the whole note, None) for a note without any of the headings."""
     if not note or not note.strip():
-        return None
-    m = heading.search(note)
-    text = (note[: m.start()] if m else note).strip()
-    return text or None
+        return None, None
+    m = _HEADING.search(note)
+    if m is None:
+        return note.strip(), None
+    return (note[: m.start()].strip() or None), m.lastgroup
 
 
-def presentation(note: str | None) -> str | None:
-    return before(note, ASSESSMENT)
+def presentation(note: str | None, uncut_notes: str = "exclude") -> str | None:
+    """The ED presentation (the note before its earliest cut heading); a note without one is
+    None under ``uncut_notes="exclude"`` (the instance is left out), whole under ``"whole"``."""
+    text, heading = cut(note)
+    return text if heading is not None or uncut_notes == "whole" else None
 
 
-def before_disposition(note: str | None) -> str | None:
-    text = before(note, FINAL_DISPOSITION)
-    return _DISPOSITION_NAMES.sub(REDACTED, text) if text else None
+def redact_disposition(text: str | None) -> str | None:
+    return _DISPOSITION_WORDS.sub(REDACTED, text) if text else None

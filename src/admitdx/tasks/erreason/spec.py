@@ -128,7 +128,8 @@ RELEASE_PLANNING = _release_spec(
     "ER-Reason task 3 (release): rule-out, decision factors, treatment plan (physician rationales)",
     "text",
     "text",
-    "planning.v2",
+    "planning.v3",
+    part_records=release_tasks.part_records,
 )
 RELEASE_DIAGNOSIS = _release_spec(
     release_tasks.DIAGNOSIS,

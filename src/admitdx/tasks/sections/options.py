@@ -27,7 +27,7 @@ class SectionOptions:
     echo_max_measurements: int
     prior_dx_max: int
     prior_ed_dx_max: int
-    prior_note_chars: int
+    prior_note_chars: int | None  # None: whole (ER-Reason's one-liner input)
     serial_vital_fields: tuple[str, ...]
     ecg_lookback_hours: float | None
     baseline_labs_before: Literal["t0", "ed-arrival"]
