@@ -22,10 +22,10 @@ from (key-value metadata ``admitdx_source``); a rerun skips tables whose source 
 whose SHA-256 is still the one recorded when they were written, so an interrupted conversion
 continues where it stopped and a table altered since is written again. Files are written under a
 temporary name and renamed when complete, so an interruption never leaves a half-written table
-behind; the folder's
-manifest says ``complete: false`` until the last table is in place, and readers refuse the folder
-until then (:mod:`admitdx.sources.conversion`). Converting another root into the same folder first
-removes the tables of the earlier conversion that the new root does not have.
+behind; the folder's manifest says ``complete: false`` until the last table is in place, and
+readers refuse the folder until then (:mod:`admitdx.sources.conversion`). Converting another root
+into the same folder first removes the tables of the earlier conversion that the new root does not
+have.
 """
 
 from __future__ import annotations
