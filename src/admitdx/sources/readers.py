@@ -145,7 +145,7 @@ def read_error(e: duckdb.Error, tables: dict[str, TableFile]) -> InputError:
     return err
 
 
-_DISK_FULL = ("No space left on device", "Disk quota exceeded")
+_DISK_FULL = ("No space left on device", "Disk quota exceeded", "File too large")
 _WRITTEN = re.compile(r'(?:write|open) file \\?"([^"\\]+)')
 
 
