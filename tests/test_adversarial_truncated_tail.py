@@ -41,7 +41,10 @@ def test_a_complete_run_with_a_cut_last_line_is_refused(
     for code, err in (cli.match(ds, pred), cli.score(ds, pred, tmp_path / "s")):
         assert code == 2, err
         assert "the last line is cut off" in err and f"table {path}, row 4" in err
-        assert "restore it" in err
+        assert "restore it" in err and "rerun the same `admitdx predict` command" in err
+    cli.predict(ds, pred)  # the fix it names: the cut prediction is made again, nothing else
+    assert path.read_bytes() == data
+    assert cli.score(ds, pred, tmp_path / "s")[0] == 0
 
 
 def test_a_complete_run_missing_whole_lines_is_refused(

@@ -112,8 +112,8 @@ def check_complete_run(predictions_dir: Path, manifest: dict[str, Any]) -> None:
     data = path.read_bytes()
     lines = data.count(b"\n")
     restore = (
-        "the file was cut or edited after the run finished (a full disk, an interrupted copy): "
-        "restore it, or predict again into a new --out"
+        "the file was cut or edited after the run finished (a full disk, an interrupted copy): restore it, "
+        f"or rerun the same `admitdx predict` command into {predictions_dir} (it predicts what is missing)"
     )
     if data and not data.endswith(b"\n"):
         raise InputError(

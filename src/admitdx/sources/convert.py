@@ -133,6 +133,8 @@ def _claim_out(con: duckdb.DuckDBPyConnection, out: Path, planned: list[TableFil
             continue
         if inside == (LOCK_FILE,) or (ours and inside == (MANIFEST_FILE,)):
             continue
+        if len(inside) == 1 and path.name.startswith(f".{MANIFEST_FILE}."):  # a manifest write a kill cut
+            continue
         if len(inside) == 2 and path.suffix == ".parquet" and made_by_convert(con, path):
             if path not in keep:
                 stale.append(path)
