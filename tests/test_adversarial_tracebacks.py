@@ -47,8 +47,8 @@ def test_a_build_under_a_file_size_limit_stops_and_leaves_nothing_trusted(
     synthetic_root: Path, tmp_path: Path
 ) -> None:
     """A real RLIMIT_FSIZE (``ulimit -f``), low enough to stop the lock file (0) or the instances
-    (40 blocks): exit 2 naming the file and the limit; no staging folder, no manifest; the same
-    command without the limit then builds."""
+    (40 blocks): exit 2 naming the file and the limit, and no staging folder or manifest that a
+    rerun could mistake for a build (the builder's commit and abort are tested elsewhere)."""
     out = tmp_path / "ds"
     for blocks in (0, 40):
         limited = ["sh", "-c", f'ulimit -f {blocks} && exec "$@"', "sh"]
@@ -60,6 +60,3 @@ def test_a_build_under_a_file_size_limit_stops_and_leaves_nothing_trusted(
         assert "file-size limit (ulimit -f)" in err and "ulimit -f unlimited" in err
         assert not (out / ".building").exists() and not (out / "manifest.json").exists()
     assert f"cannot write {out / '.building' / 'instances.jsonl'}" in err  # the file it was writing
-    done = run_process(["build", "earlydx", "--mimic", str(synthetic_root), "--out", str(out)])
-    assert done.returncode == 0, done.stderr
-    assert (out / "manifest.json").exists() and not (out / ".building").exists()
