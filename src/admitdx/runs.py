@@ -134,17 +134,13 @@ def read_manifest(out_dir: Path) -> dict[str, Any] | None:
     path = Path(out_dir) / MANIFEST_FILE
     if not path.exists():
         return None
+    fix = f"restore it, or delete {out_dir} and rerun the stage that wrote it"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
-        manifest = e
+        raise InputError(f"not a manifest: not JSON ({e})", table=str(path), hint=fix) from None
     if not isinstance(manifest, dict):
-        raise InputError(
-            "not a manifest: "
-            + (f"not JSON ({manifest})" if isinstance(manifest, Exception) else "not a JSON object"),
-            table=str(path),
-            hint=f"restore it, or delete {out_dir} and rerun the stage that wrote it",
-        )
+        raise InputError("not a manifest: not a JSON object", table=str(path), hint=fix)
     return manifest
 
 
