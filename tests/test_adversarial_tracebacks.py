@@ -60,3 +60,14 @@ def test_a_build_under_a_file_size_limit_stops_and_leaves_nothing_trusted(
         assert "file-size limit (ulimit -f)" in err and "ulimit -f unlimited" in err
         assert not (out / ".building").exists() and not (out / "manifest.json").exists()
     assert f"cannot write {out / '.building' / 'instances.jsonl'}" in err  # the file it was writing
+
+
+def test_a_garbage_match_summary_is_named(cli: Cli, tmp_path: Path) -> None:
+    """The summary that guards matches against another dataset, damaged: named, not a traceback."""
+    ds = write_dataset(tmp_path / "ds", {"e0", "e1", "e2", "e3"})
+    pred = cli.predict(ds, tmp_path / "pred")
+    assert cli.match(ds, pred)[0] == 0
+    summary = pred / "matches" / "exact.summary.json"
+    summary.write_text('{"matcher": "exa')
+    code, err = cli.match(ds, pred)
+    assert code == 2 and "not a match summary: not JSON" in err and f"table {summary}" in err

@@ -211,7 +211,7 @@ def _refuse_rewrite_for_another_dataset(path: Path, dataset_dir: Path, allow_lab
     summary_path = path.with_suffix(".summary.json")
     if not summary_path.exists() or allow_label_change:
         return
-    before = json.loads(summary_path.read_text(encoding="utf-8")).get("inputs", {}).get(INSTANCES_FILE)
+    before = _matched_dataset(summary_path, path)
     now = sha256_file(Path(dataset_dir) / INSTANCES_FILE)
     if before and before != now:
         raise UsageError(
@@ -219,6 +219,21 @@ def _refuse_rewrite_for_another_dataset(path: Path, dataset_dir: Path, allow_lab
             hint="match into another predictions copy, or pass --allow-label-change to rewrite them "
             "for these labels (recorded in the summary)",
         )
+
+
+def _matched_dataset(summary_path: Path, path: Path) -> str | None:
+    """The dataset hash a match summary records; InputError naming it when it is garbage."""
+    fix = f"delete {summary_path} and {path}, then rerun the same `admitdx match` command"
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"not a match summary: not JSON ({e})", table=str(summary_path), hint=fix) from None
+    inputs = summary.get("inputs", {}) if isinstance(summary, dict) else None
+    if not isinstance(inputs, dict):
+        raise InputError(
+            "not a match summary: not the object `match` writes", table=str(summary_path), hint=fix
+        )
+    return inputs.get(INSTANCES_FILE)
 
 
 def _to_match(task: MatchTask, label: str, outcome: MatchOutcome) -> Match:
