@@ -44,11 +44,12 @@ def test_a_garbage_manifest_is_named(cli: Cli, tmp_path: Path, garbage: str) -> 
 
 
 def test_a_build_under_a_file_size_limit_stops_and_leaves_nothing_trusted(
-    synthetic_root: Path, tmp_path: Path
+    synthetic_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A real RLIMIT_FSIZE (``ulimit -f``), low enough to stop the lock file (0) or the instances
     (40 blocks): exit 2 naming the file and the limit, and no staging folder or manifest that a
     rerun could mistake for a build (the builder's commit and abort are tested elsewhere)."""
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))  # the child's verdicts stay here
     out = tmp_path / "ds"
     for blocks in (0, 40):
         limited = ["sh", "-c", f'ulimit -f {blocks} && exec "$@"', "sh"]
