@@ -24,6 +24,16 @@ def demo_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def converted_demo(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``admitdx data convert`` of the demo, made once per session (tests that damage it copy it)."""
+    from admitdx.sources.convert import convert_mimic
+
+    out = tmp_path_factory.mktemp("parquet") / "mimic"
+    convert_mimic(demo_dir, out)
+    return out
+
+
+@pytest.fixture(scope="session")
 def synthetic_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 300-patient synthetic MIMIC-IV root (seed 7), generated once per test session."""
     from admitdx.synthetic import generate_synthetic

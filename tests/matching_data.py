@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.predict_manifests import write_predict_manifest
+
 from admitdx.contracts import (
     INSTANCES_FILE,
     PREDICTIONS_FILE,
@@ -46,4 +48,5 @@ def write_case_dirs(root: Path, cases: dict = CASES, system: str = "sys") -> tup
     ]
     write_jsonl(dataset / INSTANCES_FILE, (i.to_dict() for i in instances))
     write_jsonl(pred / PREDICTIONS_FILE, (p.to_dict() for p in predictions))
+    write_predict_manifest(pred, instances)
     return dataset, pred

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.predict_manifests import write_predict_manifest
 from typer.testing import CliRunner
 
 from admitdx.cli import app
@@ -33,6 +34,7 @@ def write_planning_run(
     ]
     write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
     write_answers(run, answers)
+    write_predict_manifest(run, instances)
     return ds, run
 
 

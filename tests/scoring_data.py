@@ -7,6 +7,7 @@ from pathlib import Path
 
 from admitdx.contracts import Instance, Match, Prediction, PredictionItem, Reference
 from admitdx.jsonl import write_jsonl
+from predict_manifests import write_predict_manifest
 
 
 def ref(
@@ -182,6 +183,7 @@ def write_system(
         matches.append(Match(instance_id=inst.id, system=name, matcher="exact", pairs=pairs).to_dict())
     write_jsonl(d / "predictions.jsonl", preds)
     write_jsonl(d / "matches" / "exact.jsonl", matches)
+    write_predict_manifest(d, insts)
     return d
 
 

@@ -15,9 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from admitdx.cli import app
 from admitdx.errors import InputError
 from admitdx.runs import LOCK_FILE
 from admitdx.sources.check import check_mimic
@@ -27,12 +25,10 @@ from data_roots import complete_tables, copy_tables, full_disk, run_cli, run_pro
 from earlydx_roots import HADM, SUBJECT, write_root
 
 
-@pytest.fixture(scope="module")
-def converted(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("parquet") / "mimic"
-    result = CliRunner().invoke(app, ["data", "convert", "--mimic", str(demo_dir), "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
+@pytest.fixture
+def converted(converted_demo: Path) -> Path:
+    """The session's converted demo (the CLI's convert is tested on other roots below)."""
+    return converted_demo
 
 
 def _counts(root: Path) -> dict[str, int]:

@@ -22,6 +22,7 @@ from admitdx.tasks.answers import read_category
 from admitdx.tasks.erreason.levels import ACUITY_LEVELS
 from admitdx.tasks.erreason.one_liner import first_sentence, reference_one_liner
 from admitdx.tasks.registry import get_task
+from predict_manifests import write_predict_manifest
 
 
 def _score(
@@ -30,6 +31,7 @@ def _score(
     ds, run = tmp_path / "ds", tmp_path / "sys"
     write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
     write_jsonl(run / "predictions.jsonl", (p.to_dict() for p in predictions))
+    write_predict_manifest(run, instances)
     args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "out")]
     result = CliRunner().invoke(app, [*args, "--n-bootstrap", "50", *extra])
     assert result.exit_code == 0, result.output

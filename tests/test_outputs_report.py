@@ -18,6 +18,7 @@ import scoring_data as sd
 from admitdx.cli import app
 from admitdx.report.plots import PALETTE, color_for
 from browser import CHROMIUM_FLAGS, chromium
+from predict_manifests import write_predict_manifest
 
 TRACK_CLASSES = {
     "supported": {"supported"},
@@ -330,6 +331,7 @@ def test_a_category_suite_reports_its_sample_and_tables(tmp_path: Path) -> None:
             d / "predictions.jsonl",
             (Prediction(i.id, name, [], answer=a).to_dict() for i, a in zip(insts, answers, strict=True)),
         )
+        write_predict_manifest(d, insts)
         dirs.append(d)
     result = run_cli("score", "--dataset", tmp_path / "ds", "--predictions", *dirs, "--out", tmp_path / "run",
                      "--n-bootstrap", "100")  # fmt: skip

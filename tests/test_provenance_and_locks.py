@@ -107,7 +107,7 @@ def test_unfinished_wrong_split_and_empty_runs_are_refused(predicted, tmp_path: 
     wrong = _score(ds, pred, tmp_path / "s")
     assert wrong.exit_code == 2 and "'val' split" in str(wrong.exception)
 
-    manifest_path.write_text(json.dumps(manifest))
+    manifest_path.write_text(json.dumps({**manifest, "outputs": {**manifest["outputs"], "predictions": 0}}))
     (pred / "predictions.jsonl").write_text("")
     empty = _score(ds, pred, tmp_path / "s")
     assert empty.exit_code == 2 and "no prediction" in str(empty.exception)

@@ -14,7 +14,7 @@ from tests.scoring_data import ref, write_dataset, write_system
 from admitdx.contracts import Instance, Reference
 from admitdx.errors import AdmitdxError, InputError, UsageError
 from admitdx.metrics import bootstrap
-from admitdx.runs import write_manifest
+from admitdx.runs import read_manifest, write_manifest
 from admitdx.scoring import parallel
 from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, ScoreParams, score_run
 
@@ -124,7 +124,8 @@ def test_a_damaged_line_is_named_whole_and_before_a_later_check(tmp_path: Path) 
     dirs = _systems(tmp_path, insts, 4)
     # system 0 fails a check (predictions of another split); system 2's line 5 is damaged: reading
     # every system comes before checking any, so the damaged line is what both orders report
-    write_manifest(dirs[0], stage="predict", inputs={"split": "val"}, outputs={})
+    made_on = read_manifest(dirs[0])["inputs"]["dataset"]
+    write_manifest(dirs[0], stage="predict", inputs={"dataset": made_on, "split": "val"}, outputs={})
     path = dirs[2] / "predictions.jsonl"
     lines = path.read_text().splitlines()
     lines[4] = lines[4].replace('"instance_id"', '"instance"')

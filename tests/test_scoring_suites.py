@@ -17,6 +17,7 @@ from admitdx.jsonl import write_jsonl
 from admitdx.tasks.dataset_writer import instance_schema
 from admitdx.tasks.registry import register
 from admitdx.tasks.spec import TaskSpec
+from predict_manifests import write_predict_manifest
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ def _score(tmp_path: Path, task: TaskSpec, instances: list[Instance], prediction
     ds, run = tmp_path / "ds", tmp_path / "sys"
     write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
     write_jsonl(run / "predictions.jsonl", (p.to_dict() for p in predictions))
+    write_predict_manifest(run, instances)
     args = ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(tmp_path / "out")]
     result = CliRunner().invoke(app, [*args, "--n-bootstrap", "50"])
     assert result.exit_code == 0, result.output
@@ -160,6 +162,7 @@ def test_a_subset_dataset_says_so_in_results_table_and_report(tmp_path: Path) ->
     write_jsonl(ds / "instances.jsonl", [_inst(0, ACUITY, 1, target="1").to_dict()])
     write_manifest(ds, stage="subset", inputs={}, outputs={"subset": "the first 1 test encounters of X"})
     write_jsonl(run / "predictions.jsonl", [Prediction("i0", "sys", [], answer="1").to_dict()])
+    write_predict_manifest(run, [_inst(0, ACUITY, 1, target="1")])
     out = tmp_path / "out"
     scored = CliRunner().invoke(
         app, ["score", "--dataset", str(ds), "--predictions", str(run), "--out", str(out)]

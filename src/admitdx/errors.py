@@ -63,13 +63,15 @@ _WRITE_FAILURES = {
     errno.EACCES: "permission denied",
     errno.EPERM: "operation not permitted",
     errno.EROFS: "read-only file system",
+    errno.EFBIG: "the file would exceed this process's file-size limit (ulimit -f)",
 }
 
 
 @contextmanager
 def output_errors(out: Path) -> Iterator[None]:
-    """Turn a failed write while producing ``out`` (no permission, disk full, read-only file
-    system) into a UsageError naming the file and what to do; other OSErrors pass unchanged."""
+    """Turn a failed write while producing ``out`` (no permission, disk full, a file-size limit,
+    read-only file system) into a UsageError naming the file and what to do; other OSErrors pass
+    unchanged."""
     try:
         yield
     except OSError as e:
@@ -77,11 +79,12 @@ def output_errors(out: Path) -> Iterator[None]:
         if reason is None:
             raise
         where = e.filename or out
-        fix = (
-            f"free space on that disk or choose an --out on another one ({out})"
-            if e.errno in (errno.ENOSPC, errno.EDQUOT)
-            else f"choose an --out this user can write to, or fix the permissions of {where}"
-        )
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            fix = f"free space on that disk or choose an --out on another one ({out})"
+        elif e.errno == errno.EFBIG:
+            fix = "raise the limit (`ulimit -f unlimited`, or ask your scheduler for larger files)"
+        else:
+            fix = f"choose an --out this user can write to, or fix the permissions of {where}"
         raise UsageError(f"cannot write {where}: {reason}", hint=f"{fix}, then rerun the same command") from e
 
 

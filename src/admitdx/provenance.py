@@ -7,6 +7,14 @@ included) and ``inputs_sha256`` (what systems could see: each instance's id, spl
 refused — predictions made on a 6-hour-window build must not be scored against the 0-hour build.
 A change that touches labels only (the same predictions scored against two audits of one build)
 is allowed with an explicit flag, and the stage records that the flag was used.
+
+Predictions without that manifest cannot be checked at all: with it deleted, the predictions of
+another build or split seed were scored with exit 0 (and only a warning that most encounters had
+no prediction). So they are refused unless ``--allow-no-manifest`` says they were made outside
+admitdx; the results record that. A run whose manifest says it is complete is also checked for
+damage the manifest can see: a last line cut off (a full disk, an interrupted copy) or fewer
+lines than it recorded. Only an unfinished run may end in a cut line (the kill that stopped it):
+that line is dropped, and ``predict`` redoes it on resume.
 """
 
 from __future__ import annotations
@@ -16,11 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from admitdx.contracts import INSTANCES_FILE, Instance
-from admitdx.errors import UsageError
+from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance
+from admitdx.errors import InputError, UsageError
 from admitdx.runs import read_manifest, sha256_file, sha256_text
 
 ALLOW_FLAG = "--allow-label-change"
+NO_MANIFEST_FLAG = "--allow-no-manifest"
 
 
 def inputs_sha256(instances: Sequence[Instance]) -> str:
@@ -41,16 +50,19 @@ def check_predictions_dataset(
     predictions_dir: Path,
     *,
     allow_label_change: bool,
+    allow_no_manifest: bool = False,
 ) -> dict[str, Any]:
     """How the predictions relate to this dataset: ``{"dataset": "same" | "labels changed" |
-    "unknown"}``; raises when they were made on other inputs, or on other labels without the flag.
+    "unknown"}``; raises when they were made on other inputs, on other labels without the flag,
+    have no predict manifest without ``allow_no_manifest``, or are damaged (module docstring).
 
-    "unknown": hand-written predictions without a manifest; scored, and said so in the results.
+    "unknown": predictions made outside admitdx, scored by request and said so in the results.
     """
     manifest = read_manifest(predictions_dir)
     recorded = ((manifest or {}).get("inputs") or {}).get("dataset") or {}
-    if not recorded.get("instances_sha256"):
-        return {"dataset": "unknown", "note": f"{predictions_dir} has no predict manifest"}
+    if manifest is None or not isinstance(recorded, dict) or not recorded.get("instances_sha256"):
+        return _without_manifest(dataset_dir, Path(predictions_dir), allow_no_manifest)
+    check_complete_run(Path(predictions_dir), manifest)
     now = dataset_fingerprints(dataset_dir, instances)
     if recorded["instances_sha256"] == now["instances_sha256"]:
         return {"dataset": "same"}
@@ -70,3 +82,51 @@ def check_predictions_dataset(
             hint=f"pass {ALLOW_FLAG} to score them against these labels (e.g. another audit); it is recorded",
         )
     return {"dataset": "labels changed", "allowed_by": ALLOW_FLAG, **now}
+
+
+def _without_manifest(dataset_dir: Path, predictions_dir: Path, allowed: bool) -> dict[str, Any]:
+    """Refuse predictions whose dataset nothing records, unless the user says they come from outside."""
+    if not allowed:
+        raise UsageError(
+            f"{predictions_dir} has no manifest.json of `admitdx predict`, so nothing says which dataset, "
+            "split or system its predictions were made on (another build's would be scored as if they "
+            "were this one's)",
+            hint=f"re-create it by predicting again (`admitdx predict --dataset {dataset_dir} --system NAME "
+            f"--out NEW_DIR` writes predictions with their manifest), or pass {NO_MANIFEST_FLAG} for "
+            "predictions made outside admitdx (recorded in the results)",
+        )
+    return {
+        "dataset": "unknown",
+        "allowed_by": NO_MANIFEST_FLAG,
+        "note": f"{predictions_dir} has no predict manifest",
+    }
+
+
+def check_complete_run(predictions_dir: Path, manifest: dict[str, Any]) -> None:
+    """InputError, naming file and line, for a run whose manifest says complete but whose
+    predictions file ends in a cut line or holds fewer lines than the manifest counted."""
+    outputs = manifest.get("outputs") or {}
+    path = predictions_dir / PREDICTIONS_FILE
+    if not isinstance(outputs, dict) or outputs.get("complete") is not True or not path.is_file():
+        return
+    data = path.read_bytes()
+    lines = data.count(b"\n")
+    restore = (
+        "the file was cut or edited after the run finished (a full disk, an interrupted copy): restore it, "
+        f"or rerun the same `admitdx predict` command into {predictions_dir} (it predicts what is missing)"
+    )
+    if data and not data.endswith(b"\n"):
+        raise InputError(
+            "the last line is cut off (it has no newline), but the run's manifest says it is complete",
+            table=str(path),
+            row=lines + 1,
+            hint=restore,
+        )
+    recorded = outputs.get("predictions")
+    if isinstance(recorded, int) and lines < recorded:
+        raise InputError(
+            f"{lines} lines, but the run's manifest says it completed with {recorded} predictions",
+            table=str(path),
+            row=lines + 1,
+            hint=restore,
+        )

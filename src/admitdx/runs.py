@@ -14,13 +14,13 @@ import json
 import os
 import platform
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from admitdx import __version__
-from admitdx.errors import UsageError, output_errors, writable_dir
+from admitdx.errors import InputError, UsageError, output_errors, writable_dir
 
 MANIFEST_FILE = "manifest.json"
 LOCK_FILE = ".admitdx.lock"
@@ -49,10 +49,19 @@ def exclusive(out_dir: Path, stage: str) -> Iterator[None]:
             f"{out_dir} is being written by another admitdx run ({holder})",
             hint="wait for it to finish, or choose another --out",
         ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{stage}, pid {os.getpid()}, since {datetime.now(UTC).isoformat(timespec='seconds')}\n")
-    handle.flush()
+    try:
+        with output_errors(out_dir):  # the holder's name is for people; a full disk must not crash here
+            handle.seek(0)
+            handle.truncate()
+            handle.write(
+                f"{stage}, pid {os.getpid()}, since {datetime.now(UTC).isoformat(timespec='seconds')}\n"
+            )
+            handle.flush()
+    except BaseException:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        with suppress(OSError):  # closing flushes the unwritten line again
+            handle.close()
+        raise
     try:
         yield
     finally:
@@ -107,13 +116,32 @@ def write_manifest(out_dir: Path, *, stage: str, inputs: dict[str, Any], outputs
         "outputs": outputs,
     }
     path = out_dir / MANIFEST_FILE
-    path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    # written aside and renamed: a kill or a full disk mid-write leaves the old manifest, never half of one
+    tmp = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+        )
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any] | None:
+    """The manifest in ``out_dir``, None if there is none; InputError naming it if it is not a
+    JSON object (edited, or damaged on disk): a stage cannot tell what it vouches for."""
     path = Path(out_dir) / MANIFEST_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    if not path.exists():
+        return None
+    fix = f"restore it, or delete {out_dir} and rerun the stage that wrote it"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"not a manifest: not JSON ({e})", table=str(path), hint=fix) from None
+    if not isinstance(manifest, dict):
+        raise InputError("not a manifest: not a JSON object", table=str(path), hint=fix)
+    return manifest
 
 
 def check_resumable(out_dir: Path, inputs: dict[str, Any]) -> bool:

@@ -78,6 +78,13 @@ def match(
             "matches made against the old labels; recorded in the summary. Other inputs are refused."
         ),
     ] = False,
+    allow_no_manifest: Annotated[
+        bool,
+        typer.Option(
+            help="Match predictions that have no manifest.json of `admitdx predict` (made outside admitdx): "
+            "nothing then checks that they were made on --dataset; recorded in the summary."
+        ),
+    ] = False,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
     ray_workers: RayWorkersOption = 2,
@@ -105,7 +112,7 @@ def match(
         m = create_matcher(matcher, **{**_params(config, param or []), **on})
         try:
             for directory in [*predictions, *(extra or [])]:
-                _match_one(console, m, dataset, directory, name, allow_label_change)
+                _match_one(console, m, dataset, directory, name, allow_label_change, allow_no_manifest)
         except KeyboardInterrupt:
             console.print(
                 "[yellow]interrupted[/]: finished matches are kept; rerun the same command to continue"
@@ -116,7 +123,13 @@ def match(
 
 
 def _match_one(
-    console: Console, m: Matcher, dataset: Path, predictions: Path, name: str | None, allow_label_change: bool
+    console: Console,
+    m: Matcher,
+    dataset: Path,
+    predictions: Path,
+    name: str | None,
+    allow_label_change: bool,
+    allow_no_manifest: bool,
 ) -> None:
     """Match one predictions directory with an already created matcher and print its summary."""
     with progress_bar(console, transient=True) as progress:
@@ -137,6 +150,7 @@ def _match_one(
             label=name,
             on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
             allow_label_change=allow_label_change,
+            allow_no_manifest=allow_no_manifest,
         )
     extra = {
         k: v for k, v in run.summary.items() if k in ("unmapped_share", "judge_errors", "parse_failures")
@@ -194,6 +208,13 @@ def judge_concepts(
     param: Annotated[
         list[str] | None, typer.Option("--set", help="Judge parameter KEY=VALUE (repeatable).")
     ] = None,
+    allow_no_manifest: Annotated[
+        bool,
+        typer.Option(
+            help="Judge predictions that have no manifest.json of `admitdx predict` (made outside "
+            "admitdx); recorded in the summary."
+        ),
+    ] = False,
 ) -> None:
     """LLM-judged concept recall of text answers (ER-Reason planning): a model lists each physician
     rationale's concepts, then which of them the answer covers, into PREDICTIONS/concepts/llm_judge.jsonl;
@@ -212,7 +233,7 @@ def judge_concepts(
     console = Console(stderr=True)
     try:
         for directory in predictions:
-            s = run_concept_judge(judge, dataset, directory)
+            s = run_concept_judge(judge, dataset, directory, allow_no_manifest=allow_no_manifest)
             console.print(
                 f"{directory}: {s['parts']} rationale parts judged, {s['listing_failures']} unreadable "
                 f"listings, {s['cover_failures']} unreadable judgements, {s['dropped_entries']} dropped "

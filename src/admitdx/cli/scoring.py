@@ -99,6 +99,13 @@ def score(
         bool,
         typer.Option(help="Score an unfinished prediction run (manifest complete: false); recorded."),
     ] = False,
+    allow_no_manifest: Annotated[
+        bool,
+        typer.Option(
+            help="Score predictions that have no manifest.json of `admitdx predict` (made outside "
+            "admitdx): nothing then checks that they were made on --dataset; recorded in results.json."
+        ),
+    ] = False,
     bootstrap_universe: Annotated[
         str,
         typer.Option(
@@ -203,6 +210,7 @@ def score(
         min_patients_for_significance=min_patients,
         allow_label_change=allow_label_change,
         allow_incomplete=allow_incomplete,
+        allow_no_manifest=allow_no_manifest,
         bootstrap_universe=bootstrap_universe,
         common=common,
         budget=budget,

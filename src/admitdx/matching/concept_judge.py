@@ -208,16 +208,23 @@ class ConceptJudge:
             self.server.stop()
 
 
-def run_concept_judge(judge: ConceptJudge, dataset_dir: Path, predictions_dir: Path) -> dict[str, Any]:
+def run_concept_judge(
+    judge: ConceptJudge, dataset_dir: Path, predictions_dir: Path, *, allow_no_manifest: bool = False
+) -> dict[str, Any]:
     """Judge every text part of every instance in the predicted split (an unpredicted instance
     is judged with an empty answer, so scoring finds every part); write the judgements and a
-    summary beside them; return the summary."""
+    summary beside them; return the summary. Predictions without a predict manifest are judged
+    only with ``allow_no_manifest`` (:mod:`admitdx.provenance`)."""
     path = judgements_path(predictions_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(path.parent, "judge-concepts"):
         instances = load_instances(dataset_dir)
         provenance = check_predictions_dataset(
-            dataset_dir, instances, predictions_dir, allow_label_change=False
+            dataset_dir,
+            instances,
+            predictions_dir,
+            allow_label_change=False,
+            allow_no_manifest=allow_no_manifest,
         )
         if not (Path(predictions_dir) / PREDICTIONS_FILE).exists():
             raise UsageError(

@@ -127,6 +127,7 @@ def run_matcher(
     chunk_size: int = 32,
     on_progress: ProgressCallback | None = None,
     allow_label_change: bool = False,
+    allow_no_manifest: bool = False,
 ) -> MatchRun:
     """Match every prediction of ``predictions_dir`` and write ``matches/<label>.jsonl``.
 
@@ -134,13 +135,28 @@ def run_matcher(
     give two configurations of one matcher different labels (``icd-full``, ``icd-category``).
     The predictions must have been made on ``dataset_dir`` (:mod:`admitdx.provenance`), and
     matches written against another dataset are not rewritten unless ``allow_label_change``.
+    Predictions without a predict manifest are matched only with ``allow_no_manifest``.
     """
     label = label or matcher.name
     path = matches_path(predictions_dir, label)
     path.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(path.parent, f"match {label}"):
+        provenance = check_predictions_dataset(
+            dataset_dir,
+            load_instances(dataset_dir),
+            predictions_dir,
+            allow_label_change=allow_label_change,
+            allow_no_manifest=allow_no_manifest,
+        )
         return _run_matcher(
-            matcher, dataset_dir, predictions_dir, label, chunk_size, on_progress, allow_label_change
+            matcher,
+            dataset_dir,
+            predictions_dir,
+            label,
+            chunk_size,
+            on_progress,
+            allow_label_change,
+            provenance,
         )
 
 
@@ -152,10 +168,8 @@ def _run_matcher(
     chunk_size: int,
     on_progress: ProgressCallback | None,
     allow_label_change: bool,
+    provenance: dict[str, Any],
 ) -> MatchRun:
-    provenance = check_predictions_dataset(
-        dataset_dir, load_instances(dataset_dir), predictions_dir, allow_label_change=allow_label_change
-    )
     path = matches_path(predictions_dir, label)
     _refuse_rewrite_for_another_dataset(path, dataset_dir, allow_label_change)
     tasks = build_tasks(dataset_dir, predictions_dir)
@@ -197,7 +211,7 @@ def _refuse_rewrite_for_another_dataset(path: Path, dataset_dir: Path, allow_lab
     summary_path = path.with_suffix(".summary.json")
     if not summary_path.exists() or allow_label_change:
         return
-    before = json.loads(summary_path.read_text(encoding="utf-8")).get("inputs", {}).get(INSTANCES_FILE)
+    before = _matched_dataset(summary_path, path)
     now = sha256_file(Path(dataset_dir) / INSTANCES_FILE)
     if before and before != now:
         raise UsageError(
@@ -205,6 +219,21 @@ def _refuse_rewrite_for_another_dataset(path: Path, dataset_dir: Path, allow_lab
             hint="match into another predictions copy, or pass --allow-label-change to rewrite them "
             "for these labels (recorded in the summary)",
         )
+
+
+def _matched_dataset(summary_path: Path, path: Path) -> str | None:
+    """The dataset hash a match summary records; InputError naming it when it is garbage."""
+    fix = f"delete {summary_path} and {path}, then rerun the same `admitdx match` command"
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"not a match summary: not JSON ({e})", table=str(summary_path), hint=fix) from None
+    inputs = summary.get("inputs", {}) if isinstance(summary, dict) else None
+    if not isinstance(inputs, dict):
+        raise InputError(
+            "not a match summary: not the object `match` writes", table=str(summary_path), hint=fix
+        )
+    return inputs.get(INSTANCES_FILE)
 
 
 def _to_match(task: MatchTask, label: str, outcome: MatchOutcome) -> Match:

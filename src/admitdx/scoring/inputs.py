@@ -5,8 +5,9 @@ and :class:`~admitdx.contracts.Match` dataclasses: a run of 10k encounters × 5 
 predictions with ~1.6·10^5 items, and building those objects cost more than all of the EarlyDx
 suite's arithmetic. Suites that flatten items into arrays (EarlyDx) read the records;
 :attr:`SystemInput.predictions` builds the dataclasses on first use for the suites that want them.
-Reading checks every line's shape as the dataclasses would need it, so a damaged file is refused
-here, naming the file and line, whichever suite scores it.
+Reading checks every line's shape as the dataclasses would need it
+(:func:`~admitdx.contracts.prediction_records`), so a damaged file is refused here, naming the file
+and line, whichever suite scores it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from admitdx.contracts import MATCHES_DIR, PREDICTIONS_FILE, Prediction
+from admitdx.contracts import MATCHES_DIR, PREDICTIONS_FILE, Prediction, prediction_records
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import read_jsonl_numbered
 
@@ -50,15 +51,8 @@ def load_system(directory: Path, matcher: str | None, eval_ids: set[str]) -> Sys
         )
     by_id: dict[str, Record] = {}
     names: set[str] = set()
-    for line, record in read_jsonl_numbered(path):
-        # the checks inline, in one pass: this loop runs once per prediction line
-        instance_id = record.get("instance_id")
-        items = record.setdefault("items", [])
-        if type(instance_id) is not str or "system" not in record or type(items) is not list:
-            _refuse_prediction(record, path, line)
-        for item in items:
-            if type(item) is not dict or "text" not in item:
-                _refuse_prediction(record, path, line)
+    for line, record in prediction_records(path):
+        instance_id = record["instance_id"]
         if instance_id in by_id:
             raise InputError(
                 f"instance {instance_id} has two predictions",
@@ -73,28 +67,6 @@ def load_system(directory: Path, matcher: str | None, eval_ids: set[str]) -> Sys
     outside = sum(i not in eval_ids for i in by_id)
     records = {k: v for k, v in by_id.items() if k in eval_ids}
     return SystemInput(name, Path(directory), records, pairs, outside)
-
-
-def _refuse_prediction(record: Record, path: Path, line: int) -> None:
-    """Say what :class:`Prediction` misses in a line: an instance id (a string), a system, a list
-    of items each with a text."""
-    missing = [k for k in ("instance_id", "system") if k not in record]
-    items = record["items"]
-    if missing:
-        problem = "no " + " and no ".join(missing)
-    elif not isinstance(record["instance_id"], str):
-        problem = "its instance_id is not a string"
-    elif not isinstance(items, list):
-        problem = "its items are not a list"
-    else:
-        k = next(k for k, item in enumerate(items) if not (isinstance(item, dict) and "text" in item))
-        problem = f"item {k} is not an object with a text"
-    raise InputError(
-        f"not a prediction: {problem}",
-        table=str(path),
-        row=line,
-        hint="the file was edited or damaged; restore it, or rerun `admitdx predict`",
-    )
 
 
 def _read_pairs(directory: Path, matcher: str) -> dict[str, list[list[int]]]:

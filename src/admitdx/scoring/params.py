@@ -43,6 +43,8 @@ class ScoreParams:
     allow_label_change: bool = False
     #: score a prediction run whose manifest says it did not finish (e.g. a --limit trial); recorded
     allow_incomplete: bool = False
+    #: score predictions with no manifest.json of `admitdx predict` (made outside admitdx); recorded
+    allow_no_manifest: bool = False
     min_patients_for_significance: int = MIN_PATIENTS_FOR_SIGNIFICANCE
     #: "track": resample the patients that contribute to each track (the authors' evaluator);
     #: "split": every patient of the evaluated split for every metric (admitdx before issue 14)

@@ -340,7 +340,11 @@ def _checked_run(
     record = check_layout(
         everything, system.directory, allow_other_layout=params.allow_other_layout
     ) or check_predictions_dataset(
-        dataset_dir, everything, system.directory, allow_label_change=params.allow_label_change
+        dataset_dir,
+        everything,
+        system.directory,
+        allow_label_change=params.allow_label_change,
+        allow_no_manifest=params.allow_no_manifest,
     )
     manifest = read_manifest(system.directory) or {}
     predicted_split = (manifest.get("inputs") or {}).get("split")

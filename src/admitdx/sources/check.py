@@ -105,13 +105,14 @@ def check_mimic(
     """Validate every table under ``root`` against the documented schema; never raises for data problems.
 
     Raises InputError only when ``root`` is not a MIMIC-IV root at all (or is an unfinished or
-    stale conversion). ``on_table`` is called after each table is read and ``on_verified`` after
-    each gzip checksum (from worker threads), for progress display.
-    Every gzip checksum is verified afresh; clean results are remembered in ``verdicts`` (default:
-    the user's cache), so a build that follows does not verify the same files again.
+    stale or altered conversion). ``on_table`` is called after each table is read and
+    ``on_verified`` after each gzip checksum (from worker threads), for progress display.
+    Every gzip checksum and every converted table's SHA-256 is verified afresh; clean results are
+    remembered in ``verdicts`` (default: the user's cache), so a build that follows does not
+    verify the same files again.
     """
     verdicts = verdicts or default_verdicts()
-    with open_mimic(root, strict=False, threads=threads) as source:
+    with open_mimic(root, strict=False, threads=threads, verdicts=verdicts, fresh=True) as source:
         folders = {t.module: str(t.path.parent) for t in source.tables.values()}
         gzips = [source.tables[k].path for k in source.columns if source.tables[k].gzipped]
         crc = verify_gzips(

@@ -5,8 +5,15 @@ cannot tell a finished copy from one that was killed half-way (no labs: the buil
 from one that still holds tables of an earlier conversion of another root (root A's notes built
 into root B's dataset). So ``convert`` writes ``manifest.json`` *before* it writes any table, with
 ``complete: false`` and the tables it is about to write, and rewrites it with ``complete: true``,
-each table's size and rows, as its very last step. A folder is read only when that final manifest
-is there and names exactly the Parquet tables found, each with the recorded size.
+each table's size, rows and SHA-256, as its very last step. A folder is read only when that final
+manifest is there and names exactly the Parquet tables found, each with the recorded size and
+SHA-256: a Parquet copy has no gzip CRC, and a flipped bit in a data page still decodes (as another
+value). The digest check is remembered per file identity (:func:`verify_sha256s`), so only the
+first read of a copy, and ``data check`` every time, pay for hashing it.
+
+While it runs, ``convert`` records each finished table's size and SHA-256 in the unfinished
+manifest, so a resumed conversion keeps a table only when it still has the digest it was written
+with (and redoes it otherwise).
 
 A folder of Parquet tables with no manifest is still a root (users make their own), unless its
 files carry the ``admitdx_source`` metadata that only ``convert`` writes: then it is a conversion
@@ -24,6 +31,7 @@ import duckdb
 from admitdx.errors import InputError
 from admitdx.runs import MANIFEST_FILE, write_manifest
 from admitdx.sources.files import TableFile
+from admitdx.sources.integrity import Verdicts, default_verdicts, verify_sha256s
 from admitdx.sources.readers import sql_path
 
 STAGE = "convert"
@@ -34,19 +42,32 @@ def target_of(out: Path, tf: TableFile) -> Path:
     return out / tf.module / f"{tf.table}.parquet"
 
 
-def write_plan(out: Path, inputs: dict[str, Any], planned: list[TableFile]) -> None:
-    """The manifest a conversion writes first: what it will write, and that it has not finished."""
-    tables = {tf.qualified: {"file": f"{tf.module}/{tf.table}.parquet"} for tf in planned}
+def write_plan(
+    out: Path, inputs: dict[str, Any], planned: list[TableFile], done: dict[str, dict[str, Any]]
+) -> None:
+    """The manifest of a conversion under way: what it will write, the entries (:func:`table_entry`)
+    of the tables finished so far, and that it has not finished."""
+    tables = {
+        tf.qualified: done.get(tf.qualified, {"file": f"{tf.module}/{tf.table}.parquet"}) for tf in planned
+    }
     write_manifest(out, stage=STAGE, inputs=inputs, outputs={"complete": False, "tables": tables})
 
 
-def write_complete(out: Path, inputs: dict[str, Any], rows: dict[str, int], files: dict[str, Path]) -> None:
+def table_entry(out: Path, path: Path, rows: int, sha256: str) -> dict[str, Any]:
+    """One converted table as its manifest records it."""
+    return {"file": str(path.relative_to(out)), "rows": rows, "bytes": path.stat().st_size, "sha256": sha256}
+
+
+def write_complete(out: Path, inputs: dict[str, Any], entries: dict[str, dict[str, Any]]) -> None:
     """The manifest a conversion writes last, when every table is in place."""
-    tables = {
-        key: {"file": str(path.relative_to(out)), "rows": rows[key], "bytes": path.stat().st_size}
-        for key, path in sorted(files.items())
-    }
-    write_manifest(out, stage=STAGE, inputs=inputs, outputs={"complete": True, "tables": tables})
+    outputs = {"complete": True, "tables": dict(sorted(entries.items()))}
+    write_manifest(out, stage=STAGE, inputs=inputs, outputs=outputs)
+
+
+def recorded_entries(out: Path) -> dict[str, dict[str, Any]]:
+    """The tables an earlier conversion into ``out`` recorded with a SHA-256 (finished or not)."""
+    tables = ((read_conversion(out) or {}).get("outputs") or {}).get("tables") or {}
+    return {k: v for k, v in tables.items() if isinstance(v, dict) and isinstance(v.get("sha256"), str)}
 
 
 def read_conversion(folder: Path) -> dict[str, Any] | None:
@@ -75,8 +96,18 @@ def made_by_convert(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     return bool(found and found[0])
 
 
-def verify_conversions(root: Path, tables: dict[str, TableFile], con: duckdb.DuckDBPyConnection) -> None:
-    """Refuse (InputError) a converted folder under ``root`` that is unfinished, stale or altered."""
+def verify_conversions(
+    root: Path,
+    tables: dict[str, TableFile],
+    con: duckdb.DuckDBPyConnection,
+    verdicts: Verdicts | None = None,
+    *,
+    fresh: bool = False,
+) -> None:
+    """Refuse (InputError) a converted folder under ``root`` that is unfinished, stale or altered.
+
+    ``verdicts`` remembers clean SHA-256 checks (default: the user's cache); ``fresh`` hashes every
+    table again whatever is remembered (``data check``)."""
     by_folder: dict[Path, dict[str, TableFile]] = {}
     for key, tf in tables.items():
         found = root / tf.relative if tf.relative else tf.path
@@ -94,6 +125,7 @@ def verify_conversions(root: Path, tables: dict[str, TableFile], con: duckdb.Duc
                 )
             continue
         _check_manifest(folder, manifest, found)
+        _check_digests(folder, manifest, found, verdicts or default_verdicts(), fresh)
 
 
 def _check_manifest(folder: Path, manifest: dict[str, Any], found: dict[str, TableFile]) -> None:
@@ -128,4 +160,31 @@ def _check_manifest(folder: Path, manifest: dict[str, Any], found: dict[str, Tab
                 f"({size} bytes, manifest says {entry.get('bytes')})",
                 table=key,
                 hint=rerun,
+            )
+
+
+def _check_digests(
+    folder: Path, manifest: dict[str, Any], found: dict[str, TableFile], verdicts: Verdicts, fresh: bool
+) -> None:
+    """Every table has the SHA-256 its conversion recorded (a flipped bit is refused, naming it)."""
+    listed: dict[str, Any] = manifest["outputs"]["tables"]
+    source = (manifest.get("inputs") or {}).get("root", "its source root")
+    rerun = f"`admitdx data convert --mimic {source} --out {folder}`"
+    unrecorded = sorted(k for k, entry in listed.items() if not isinstance(entry.get("sha256"), str))
+    if unrecorded:
+        raise InputError(
+            f"{folder} was converted by an admitdx that recorded no SHA-256 of its tables, so they "
+            "cannot be verified",
+            table=unrecorded[0],
+            hint=f"rerun {rerun}: it keeps the tables and records their digests",
+        )
+    expected = {found[k].path: entry["sha256"] for k, entry in listed.items()}
+    altered = verify_sha256s(expected, verdicts, fresh=fresh)
+    for key in sorted(listed):
+        if (actual := altered.get(found[key].path)) is not None:
+            raise InputError(
+                f"{found[key].path} is not the file its conversion wrote: its SHA-256 is {actual[:12]}…, "
+                f"the manifest records {listed[key]['sha256'][:12]}… (a flipped bit or an edit)",
+                table=key,
+                hint=f"rerun {rerun} (it rewrites the altered table), or restore the file",
             )

@@ -18,12 +18,14 @@ has no gzip CRC left to catch a flipped bit, and its sorted rows no longer match
 numbers, so a problem found later could no longer be traced to the file that has it.
 
 Resuming: each Parquet file records the path, size and modification time of the file it was made
-from (key-value metadata ``admitdx_source``); a rerun skips tables whose source is unchanged, so an
-interrupted conversion continues where it stopped. Files are written under a temporary name and
-renamed when complete, so an interruption never leaves a half-written table behind; the folder's
-manifest says ``complete: false`` until the last table is in place, and readers refuse the folder
-until then (:mod:`admitdx.sources.conversion`). Converting another root into the same folder first
-removes the tables of the earlier conversion that the new root does not have.
+from (key-value metadata ``admitdx_source``); a rerun skips tables whose source is unchanged and
+whose SHA-256 is still the one recorded when they were written, so an interrupted conversion
+continues where it stopped and a table altered since is written again. Files are written under a
+temporary name and renamed when complete, so an interruption never leaves a half-written table
+behind; the folder's manifest says ``complete: false`` until the last table is in place, and
+readers refuse the folder until then (:mod:`admitdx.sources.conversion`). Converting another root
+into the same folder first removes the tables of the earlier conversion that the new root does not
+have.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -42,12 +45,14 @@ from admitdx.sources.conversion import (
     SOURCE_KEY,
     made_by_convert,
     read_conversion,
+    recorded_entries,
+    table_entry,
     target_of,
     write_complete,
     write_plan,
 )
 from admitdx.sources.files import TableFile, discover_tables
-from admitdx.sources.integrity import GzipResult
+from admitdx.sources.integrity import GzipResult, sha256_of
 from admitdx.sources.mimic import MimicSource, Needs, open_mimic
 from admitdx.sources.readers import quote_ident, sql_path
 
@@ -69,6 +74,7 @@ class ConvertedTable:
     seconds: float
     source_bytes: int
     skipped: bool  # already converted from the same source file by an earlier run
+    sha256: str  # of the Parquet file, recorded in the manifest and verified by every reader
 
 
 def _source_stamp(tf: TableFile) -> str:
@@ -88,18 +94,30 @@ def sort_keys(tf: TableFile, columns: list[str]) -> list[str]:
     return keys
 
 
-def _already_converted(con: duckdb.DuckDBPyConnection, target: Path, stamp: str) -> int | None:
-    """Row count of ``target`` if it was made from the same source file, else None."""
+def _already_converted(
+    con: duckdb.DuckDBPyConnection, target: Path, stamp: str, recorded: str | None
+) -> tuple[int, str] | None:
+    """Row count and SHA-256 of ``target`` if it was made from the same source file and still has
+    the digest ``recorded`` when it was written, else None (convert it again).
+
+    With no recorded digest (a conversion by an admitdx that recorded none) the file is hashed as
+    it is now: that is what a rerun asked to record the digests does."""
     if not target.exists():
         return None
     path = sql_path(target)
-    meta = con.execute(
-        f"SELECT value::VARCHAR FROM parquet_kv_metadata({path}) WHERE key::VARCHAR = ?", [SOURCE_KEY]
-    ).fetchone()
+    try:
+        meta = con.execute(
+            f"SELECT value::VARCHAR FROM parquet_kv_metadata({path}) WHERE key::VARCHAR = ?", [SOURCE_KEY]
+        ).fetchone()
+    except (duckdb.IOException, duckdb.InvalidInputException):
+        return None  # its footer is damaged: write it again
     if not meta or meta[0] != stamp:
         return None
+    digest = sha256_of(target)
+    if recorded is not None and digest != recorded:
+        return None
     rows = con.execute(f"SELECT sum(num_rows) FROM parquet_file_metadata({path})").fetchone()
-    return int(rows[0]) if rows and rows[0] is not None else 0
+    return (int(rows[0]) if rows and rows[0] is not None else 0), digest
 
 
 def _claim_out(con: duckdb.DuckDBPyConnection, out: Path, planned: list[TableFile]) -> None:
@@ -114,6 +132,8 @@ def _claim_out(con: duckdb.DuckDBPyConnection, out: Path, planned: list[TableFil
         if not path.is_file() or inside[0] == ".duckdb_tmp" or path.name.endswith(".partial"):
             continue
         if inside == (LOCK_FILE,) or (ours and inside == (MANIFEST_FILE,)):
+            continue
+        if len(inside) == 1 and path.name.startswith(f".{MANIFEST_FILE}."):  # a manifest write a kill cut
             continue
         if len(inside) == 2 and path.suffix == ".parquet" and made_by_convert(con, path):
             if path not in keep:
@@ -180,35 +200,38 @@ def convert_mimic(
             "row_group_size": row_group_size,
             "tables": {tf.qualified: _source_stamp(tf) for tf in planned},
         }
+        recorded = {k: v["sha256"] for k, v in recorded_entries(out).items()}
         _claim_out(source.con, out, planned)
-        write_plan(out, inputs, planned)
+        done: dict[str, dict[str, Any]] = {}
+        write_plan(out, inputs, planned, done)
         spill = out / ".duckdb_tmp"
         source.con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
         # Smallest first: quick tables finish early and the progress estimate settles sooner.
         for tf in sorted(planned, key=lambda t: t.path.stat().st_size):
             if on_start:
                 on_start(tf)
-            result = _convert_table(source, tf, out, compression, row_group_size)
+            result = _convert_table(source, tf, out, compression, row_group_size, recorded.get(tf.qualified))
             results.append(result)
+            done[result.qualified] = table_entry(out, result.path, result.rows, result.sha256)
+            write_plan(out, inputs, planned, done)  # a resumed run keeps only tables with these digests
             if on_done:
                 on_done(result)
         shutil.rmtree(spill, ignore_errors=True)
-        write_complete(
-            out, inputs, {r.qualified: r.rows for r in results}, {r.qualified: r.path for r in results}
-        )
+        write_complete(out, inputs, done)
     return results
 
 
 def _convert_table(
-    source: MimicSource, tf: TableFile, out: Path, compression: str, row_group_size: int
+    source: MimicSource, tf: TableFile, out: Path, compression: str, row_group_size: int, recorded: str | None
 ) -> ConvertedTable:
     target = target_of(out, tf)
     stamp = _source_stamp(tf)
     size = tf.path.stat().st_size
     started = time.perf_counter()
-    done = _already_converted(source.con, target, stamp)
+    done = _already_converted(source.con, target, stamp, recorded)
     if done is not None:
-        return ConvertedTable(tf.qualified, target, done, time.perf_counter() - started, size, True)
+        rows, digest = done
+        return ConvertedTable(tf.qualified, target, rows, time.perf_counter() - started, size, True, digest)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     order = ", ".join(
@@ -224,8 +247,10 @@ def _convert_table(
                 f"(FORMAT parquet, COMPRESSION {compression}, ROW_GROUP_SIZE {int(row_group_size)}, "
                 f"KV_METADATA {{admitdx_source: '{stamp_sql}'}})"
             ).fetchone()
-        partial.replace(target)
+        with output_errors(out):  # hashed before the rename: the digest is of the bytes written
+            digest = sha256_of(partial)
+            partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
     rows = int(row[0]) if row else 0
-    return ConvertedTable(tf.qualified, target, rows, time.perf_counter() - started, size, False)
+    return ConvertedTable(tf.qualified, target, rows, time.perf_counter() - started, size, False, digest)

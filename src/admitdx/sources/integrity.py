@@ -1,4 +1,4 @@
-"""Gzip checksums, verified once per file and remembered.
+"""Gzip checksums and the SHA-256 of converted Parquet tables, verified once per file and remembered.
 
 DuckDB's gzip reader does not check a member's CRC-32 or length, so a flipped bit inside a
 ``.csv.gz`` either garbles a value that still parses (one demo chief complaint became
@@ -13,6 +13,11 @@ verified again; a rename or copy is too. Only clean results are remembered: a da
 checked again on every run, so the error goes away as soon as the file is fixed. Bit rot that
 changes nothing in the inode is not seen by a remembered verdict; ``admitdx data check`` therefore
 always verifies afresh (and refreshes the verdicts the other verbs use).
+
+A Parquet copy written by ``data convert`` has no checksum a reader verifies: DuckDB writes no page
+CRCs, so a flipped bit in a data page decodes as another value (one demo triage row read as a
+different chief complaint, exit 0). ``convert`` therefore records each table's SHA-256 in its
+manifest, and :func:`verify_sha256s` compares it on every read, remembered the same way.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 GZIP_CRC = "gzip-crc32"  # what a verdict says was checked; part of the key
+SHA256 = "sha256"  # the check of a file against a recorded digest; the digest is part of the key
 _CHUNK = 1 << 22
 # Files smaller than this are verified again each time (milliseconds) rather than remembered, so
 # the cache holds only what pays for itself, not an entry for every tiny test root ever built.
@@ -174,3 +180,38 @@ def verify_gzips(
     workers = workers or min(4, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1))) as pool:
         return {r.path: r for r in pool.map(one, todo)}
+
+
+def sha256_of(path: Path) -> str:
+    """The file's SHA-256 (hashlib releases the GIL on these large updates, so threads scale)."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(_CHUNK):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify_sha256s(
+    expected: dict[Path, str], verdicts: Verdicts, *, fresh: bool = False, workers: int | None = None
+) -> dict[Path, str]:
+    """The files of ``expected`` (path → recorded SHA-256) whose content has another digest, with
+    that digest; a match is remembered, keyed by the file's identity *and* the recorded digest, so
+    only a file written or replaced since (or recorded anew) is hashed again. ``fresh``: hash
+    every file even when a verdict exists (``data check``)."""
+
+    def one(item: tuple[Path, str]) -> tuple[Path, str | None]:
+        path, digest = item
+        check = f"{SHA256}-{digest}"
+        if not fresh and verdicts.get(check, path) is not None:
+            return path, None
+        identity = file_identity(path)
+        actual = sha256_of(path)
+        if actual != digest:
+            return path, actual
+        verdicts.put(check, identity, {})
+        return path, None
+
+    todo = sorted(expected.items(), key=lambda kv: -kv[0].stat().st_size)  # largest first
+    workers = workers or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1))) as pool:
+        return {path: actual for path, actual in pool.map(one, todo) if actual is not None}

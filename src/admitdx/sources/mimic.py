@@ -24,6 +24,7 @@ from admitdx.errors import InputError, UsageError
 from admitdx.runs import fingerprint_files
 from admitdx.sources.conversion import verify_conversions
 from admitdx.sources.files import TableFile, discover_tables
+from admitdx.sources.integrity import Verdicts
 from admitdx.sources.readers import quote_ident, read_error, read_header, view_sql, write_failure
 from admitdx.sources.schema import REQUIRED_MODULES
 from admitdx.sources.verify import Needs, modules_hint, verify_tables
@@ -40,9 +41,9 @@ class MimicSource:
     ``unreadable`` instead of being raised; ``data check`` uses that to report every problem at once.
 
     A converted folder is opened only when its conversion finished and it holds exactly the tables
-    it wrote (:mod:`admitdx.sources.conversion`). With ``needs``, the tables a verb reads are
-    verified before it can read them (:func:`admitdx.sources.verify.verify_tables`), and ``rows``
-    holds their row counts.
+    it wrote, each with the SHA-256 recorded (:mod:`admitdx.sources.conversion`). With ``needs``,
+    the tables a verb reads are verified before it can read them
+    (:func:`admitdx.sources.verify.verify_tables`), and ``rows`` holds their row counts.
     """
 
     def __init__(
@@ -53,6 +54,8 @@ class MimicSource:
         memory_limit: str | None = None,
         strict: bool = True,
         needs: Needs | None = None,
+        verdicts: Verdicts | None = None,
+        fresh: bool = False,
     ) -> None:
         self.root = Path(root)
         self.needs = needs
@@ -89,7 +92,8 @@ class MimicSource:
                 f"CREATE VIEW {quote_ident(tf.module)}.{quote_ident(tf.table)} AS {view_sql(tf, header)}"
             )
         try:
-            verify_conversions(self.root, self.tables, self.con)
+            verdicts = verdicts or (needs.verdicts if needs is not None else None)
+            verify_conversions(self.root, self.tables, self.con, verdicts, fresh=fresh)
             if needs is not None:
                 self.rows = verify_tables(self.con, self.tables, self.columns, needs)
         except BaseException:
@@ -170,8 +174,20 @@ def open_mimic(
     memory_limit: str | None = None,
     strict: bool = True,
     needs: Needs | None = None,
+    verdicts: Verdicts | None = None,
+    fresh: bool = False,
 ) -> MimicSource:
     """Open a MIMIC-IV root (real, synthetic or converted) as typed DuckDB views ``<module>.<table>``.
 
-    ``needs``: verify the tables a verb reads before returning (see :class:`Needs`)."""
-    return MimicSource(Path(root), threads=threads, memory_limit=memory_limit, strict=strict, needs=needs)
+    ``needs``: verify the tables a verb reads before returning (see :class:`Needs`). A converted
+    copy's tables are checked against their recorded SHA-256, remembered in ``verdicts`` (default:
+    ``needs.verdicts``, else the user's cache); ``fresh`` hashes them again whatever is remembered."""
+    return MimicSource(
+        Path(root),
+        threads=threads,
+        memory_limit=memory_limit,
+        strict=strict,
+        needs=needs,
+        verdicts=verdicts,
+        fresh=fresh,
+    )

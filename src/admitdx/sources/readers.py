@@ -146,20 +146,24 @@ def read_error(e: duckdb.Error, tables: dict[str, TableFile]) -> InputError:
 
 
 _DISK_FULL = ("No space left on device", "Disk quota exceeded")
+_FILE_LIMIT = "File too large"  # EFBIG: the process's file-size limit (ulimit -f)
 _WRITTEN = re.compile(r'(?:write|open) file \\?"([^"\\]+)')
 
 
 def write_failure(e: BaseException) -> UsageError | None:
-    """A DuckDB error that is really a failed write (disk full while writing or spilling), if it is."""
+    """A DuckDB error that is really a failed write (disk full or a file-size limit while writing
+    or spilling), if it is."""
     msg = str(e)
-    reason = next((r for r in _DISK_FULL if r in msg), None)
+    reason = next((r for r in (*_DISK_FULL, _FILE_LIMIT) if r in msg), None)
     if reason is None:
         return None
     where = m.group(1) if (m := _WRITTEN.search(msg)) else _first_line(e)
-    return UsageError(
-        f"cannot write {where}: {reason.lower()}",
-        hint="free space on that disk or choose an --out on another one, then rerun the same command",
+    fix = (
+        "raise the file-size limit (`ulimit -f unlimited`)"
+        if reason == _FILE_LIMIT
+        else "free space on that disk or choose an --out on another one"
     )
+    return UsageError(f"cannot write {where}: {reason.lower()}", hint=f"{fix}, then rerun the same command")
 
 
 _COLUMN = re.compile(r'converting column "([^"]+)"')

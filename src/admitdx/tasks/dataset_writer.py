@@ -89,7 +89,11 @@ class InstanceWriter:
         self.written = 0
 
     def write(self, record: dict[str, Any]) -> None:
-        self._jsonl.write(dumps(record) + "\n")
+        try:
+            self._jsonl.write(dumps(record) + "\n")
+        except OSError as e:  # a full disk or a file-size limit: name the file (a write error names none)
+            e.filename = e.filename or str(self._jsonl.name)
+            raise
         self._batch.append(record)
         self.written += 1
         if len(self._batch) >= self._batch_size:
