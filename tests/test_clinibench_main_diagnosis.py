@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from admitdx.cli import app
 from admitdx.contracts import Prediction, PredictionItem, load_instances
 from admitdx.jsonl import write_jsonl
-from admitdx.runs import read_manifest
+from admitdx.provenance import dataset_fingerprints
+from admitdx.runs import read_manifest, write_manifest
 
 
 def _run(*args: str) -> None:
@@ -29,6 +30,12 @@ def _gold_system_md_accuracy(dataset: Path, tmp_path: Path) -> float:
         for i in load_instances(dataset, "test")
     )
     write_jsonl(run / "predictions.jsonl", (p.to_dict() for p in predictions))
+    write_manifest(
+        run,
+        stage="predict",
+        inputs={"dataset": dataset_fingerprints(dataset, load_instances(dataset))},
+        outputs={"complete": True},
+    )
     out = tmp_path / "score"
     _run(
         "score",

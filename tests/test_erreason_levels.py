@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from tests.planning_data import score
+from tests.predict_manifests import write_predict_manifest
 from typer.testing import CliRunner
 
 from admitdx.cli import app
@@ -79,6 +80,7 @@ def _score(tmp_path: Path, gold: list[Reference], answers: list[str], *options: 
     write_jsonl(ds / "instances.jsonl", (i.to_dict() for i in instances))
     predictions = [Prediction(f"i{i}", "sys", [PredictionItem(a)]) for i, a in enumerate(answers)]
     write_jsonl(run / "predictions.jsonl", (p.to_dict() for p in predictions))
+    write_predict_manifest(run, instances)
     return score(ds, run, out, *options)
 
 
