@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from admitdx.tasks.sections.base import stored
 from admitdx.tasks.sections.baseline_labs import ITEMS as BASELINE_ITEMS
 from admitdx.tasks.sections.omr import KINDS as OMR_KINDS
 
@@ -33,11 +34,6 @@ PLACEHOLDERS = {
 # "HR80", "SpO2 99", "BP138/78", "acuity 2" as the shared vitals and triage sections write them.
 _VITAL = re.compile(r"\b(T|HR|RR|SpO2|SBP|DBP|BP|acuity) ?(-?[\d.]+(?:e-?\d+)?)(?:/(-?[\d.]+(?:e-?\d+)?))?")
 _UNITS = tuple(unit for _, units in OMR_KINDS.values() for unit in units.values() if unit)
-
-
-def stored(number: str) -> str:
-    """A number as its float column stores it: "80" → "80.0", "97.3" → "97.3"."""
-    return repr(float(number))
 
 
 def _vitals(text: str) -> str:

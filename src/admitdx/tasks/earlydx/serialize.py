@@ -16,6 +16,7 @@ apart from the text alone, so a prompt-time ablation re-serializes in the layout
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Literal
 
@@ -51,7 +52,25 @@ def serialize_history(parts: dict[str, str | None]) -> str | None:
     return "\n".join(f"{s.header}: {parts.get(s.name) or 'None'}" for s in HISTORY_PARTS)
 
 
-def serialize(sections: dict[str, str | None], history: str | None, layout: Layout = "paper") -> str:
+#: "(N)" opening a lab or radiology section's text, moved into its header by ``count_in_header``.
+_COUNT = re.compile(r"\((\d+)\)[ \n]?")
+_COUNTED = ("labs", "radiology")
+
+
+def _counted_line(name: str, value: str | None) -> str:
+    """The EarlyDx authors' "Initial labs (35): …" / "Radiology (0): None" (``count_in_header``)."""
+    m = _COUNT.match(value or "")
+    if m is None:
+        return f"{HEADERS[name]} (0): {paper_field(name, value)}"
+    return f"{HEADERS[name]} ({m.group(1)}): {value[m.end() :] if value else ''}"
+
+
+def serialize(
+    sections: dict[str, str | None],
+    history: str | None,
+    layout: Layout = "paper",
+    count_in_header: bool = False,
+) -> str:
     """The input text of one encounter in ``layout``."""
     if layout == "demarcated":
         lines = [f"{HEADERS[name]}: {sections.get(name) or 'None'}" for name in HEADERS]
@@ -62,6 +81,8 @@ def serialize(sections: dict[str, str | None], history: str | None, layout: Layo
     for name in PAPER_ORDER:
         if name == HISTORY:
             out += history.split("\n") if history else [f"{s.header}: None" for s in HISTORY_PARTS]
+        elif count_in_header and name in _COUNTED:
+            out.append(_counted_line(name, sections.get(name)))
         else:
             out.append(f"{HEADERS[name]}: {paper_field(name, sections.get(name))}")
     return "\n".join(out)
@@ -72,10 +93,16 @@ def layout_of(text: str) -> Layout:
     return "demarcated" if f"\n\n{HISTORY_HEADER}:\n" in text else "paper"
 
 
+def counts_in_header(text: str) -> bool:
+    """Whether an input text was serialized with ``count_in_header`` ("Radiology (N):" is on every one)."""
+    return re.search(rf"^{HEADERS['radiology']} \(\d+\):", text, re.M) is not None
+
+
 def relayout(instance: Instance, layout: Layout) -> Instance:
     """The same instance serialized in ``layout``: exactly the text a build with ``--layout``
     ``layout`` writes, since the text is a function of the sections and the history alone."""
-    return replace(instance, text=serialize(instance.sections, instance.history, layout))
+    text = serialize(instance.sections, instance.history, layout, counts_in_header(instance.text))
+    return replace(instance, text=text)
 
 
 def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Instance:
@@ -89,5 +116,5 @@ def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Ins
         )
     sections = {k: (None if k in names else v) for k, v in instance.sections.items()}
     history = None if HISTORY in names else instance.history
-    text = serialize(sections, history, layout_of(instance.text))
+    text = serialize(sections, history, layout_of(instance.text), counts_in_header(instance.text))
     return replace(instance, sections=sections, history=history, text=text)

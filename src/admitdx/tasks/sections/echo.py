@@ -10,6 +10,8 @@ years apart, and another file order of the same table gives other rows.
 
 The table is ``structured-measurement.csv.gz`` (view ``echo.structured_measurement``; the plural
 spelling is accepted too) with ``subject_id, measurement_datetime, measurement, result, unit``.
+``echo_none`` "missing" drops results spelled "None" as the authors' pandas does; ``missing_fields``
+"nan" prints their "LVEF 57%" / "Right ventricular size Normalnan".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.authors_labs import PANDAS_NA
 from admitdx.tasks.sections.base import Section
 from admitdx.tasks.sections.options import SectionOptions
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
@@ -42,7 +45,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         ), latest AS (
             SELECT c.stay_id, e.*
             FROM cohort c JOIN e ON e.subject_id = c.subject_id
-            WHERE e.t <= c.cutoff AND e.result IS NOT NULL
+            WHERE e.t <= c.cutoff AND e.result IS NOT NULL{_none_missing(p)}
             {studies}
         ), m AS (
             SELECT * FROM latest
@@ -54,9 +57,19 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     """
 
 
+def _none_missing(p: SectionOptions) -> str:
+    """``echo_none`` "missing": a result pandas reads as missing ("None", "NA", …) is dropped with
+    the empty ones, as the authors' ``dropna(subset=['result'])`` does."""
+    if p.echo_none == "keep":
+        return ""
+    return f" AND e.result NOT IN ({', '.join(repr(x) for x in sorted(PANDAS_NA))})"
+
+
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if not v:
         return None
+    if p.missing_fields == "nan":  # the authors' f"{measurement} {result}{unit}": "57%", "Normalnan"
+        return "; ".join(f"{r['name']} {r['result']}{r['unit'] or 'nan'}" for r in v)
     return "; ".join(f"{r['name']} {r['result']}{' ' + r['unit'] if r['unit'] else ''}" for r in v)
 
 

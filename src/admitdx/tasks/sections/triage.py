@@ -1,14 +1,16 @@
 """Triage vitals with acuity (§3.2 ii), in the authors' order: temperature, heart rate,
 respiratory rate, SpO2, blood pressure, ESI acuity. Taken at ED arrival (see chief_complaint).
 Fields not recorded are left out rather than printed as None; fields a task does not select
-(``SectionOptions.triage_fields``) are never shown, so a task can hide the acuity it predicts."""
+(``SectionOptions.triage_fields``) are never shown, so a task can hide the acuity it predicts.
+Under ``missing_fields`` "nan" (the EarlyDx authors') every field is printed, "nan" where missing."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from admitdx.sources.mimic import MimicSource
-from admitdx.tasks.sections.base import Section, num, require
+from admitdx.tasks.sections.base import Section, num, require, stored
+from admitdx.tasks.sections.chief_complaint import arrival_by_cutoff
 from admitdx.tasks.sections.options import TRIAGE_FIELDS, SectionOptions
 
 _FIELDS = TRIAGE_FIELDS
@@ -19,11 +21,12 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "ed.triage"):
         return None
     cols = ", ".join(f"{f} := TRY_CAST(any_value(t.{f}) AS DOUBLE)" for f in _FIELDS)
-    present = " OR ".join(f"t.{f} IS NOT NULL" for f in _FIELDS)
+    # a triage row with nothing recorded is shown as "Tnan HRnan …" under missing_fields "nan"
+    present = " OR ".join(f"t.{f} IS NOT NULL" for f in _FIELDS) if p.missing_fields == "omit" else "TRUE"
     return f"""
         SELECT c.stay_id, struct_pack({cols}) AS v
         FROM cohort c JOIN ed.triage t ON t.stay_id = c.stay_id
-        WHERE c.ed_intime <= c.cutoff AND ({present})
+        WHERE {arrival_by_cutoff(p)} AND ({present})
         GROUP BY c.stay_id
     """
 
@@ -31,6 +34,8 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if v is None:
         return None
+    if p.missing_fields == "nan":
+        return _as_pandas(v, p)
     v = {f: (v[f] if f in p.triage_fields else None) for f in _FIELDS}
     parts = [f"{label}{num(v[f])}" for label, f in _SHOWN if v[f] is not None]
     if v["sbp"] is not None or v["dbp"] is not None:
@@ -41,3 +46,18 @@ def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
 
 
 SECTION = Section("triage", "Triage", _sql, _render)
+
+
+def _as_pandas(v: dict[str, Any], p: SectionOptions) -> str:
+    """Every selected field as the EarlyDx authors' f-string prints a pandas row: "T97.3 HR80.0 …
+    BP138.0/nan acuitynan" (float columns; a field not recorded is "nan")."""
+
+    def value(f: str) -> str:
+        return stored(v[f]) if v[f] is not None else "nan"
+
+    parts = [f"{label.strip()}{value(f)}" for label, f in _SHOWN if f in p.triage_fields]
+    if "sbp" in p.triage_fields or "dbp" in p.triage_fields:
+        parts.append(f"BP{value('sbp')}/{value('dbp')}")
+    if "acuity" in p.triage_fields:
+        parts.append(f"acuity{value('acuity')}")
+    return " ".join(parts)
