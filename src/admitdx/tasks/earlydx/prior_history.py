@@ -82,7 +82,8 @@ def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
                               AND v.title = trim(d.icd_title)
             WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
               AND s.stay_id <> c.stay_id AND v.verdict IS NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, "trim(d.icd_title)")} ORDER BY {first}) = 1
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, "trim(d.icd_title)")}
+                                       ORDER BY {first}) = 1
         )
         SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_ed_dx_max)}) AS v
         FROM r GROUP BY stay_id

@@ -25,11 +25,10 @@ from admitdx.tasks.sections.pandas_order import pandas_order
 from admitdx.tasks.sections.source_order import SOURCE_ROW
 
 #: Strings pandas.read_csv reads as missing by default (its documented ``na_values``).
-PANDAS_NA = frozenset(
-    "#N/A,#N/A N/A,#NA,-1.#IND,-1.#QNAN,-NaN,-nan,1.#IND,1.#QNAN,<NA>,N/A,NA,NULL,NaN,None,n/a,nan,null".split(
-        ","
-    )
-)
+PANDAS_NA = frozenset({
+    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+    "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+})  # fmt: skip
 
 
 def authors_sql(p: SectionOptions, label: str, join_items: str) -> str:
