@@ -21,6 +21,21 @@ more about the resampling grid than about the systems. Below this many patients 
 in results.json but no report prints a significance mark, and the report says so."""
 
 
+#: What ``score --reproduce authors`` sets: the EarlyDx authors' evaluator (github.com/jimmylihui/
+#: EarlyDx, pipeline/eval_unified.py at b79ac61) resamples each track's patients with seed 2026; only
+#: with both do its intervals and p-values come out equal to theirs.
+AUTHORS_SCORING: dict[str, Any] = {"bootstrap_universe": "track", "seed": 2026}
+
+
+def reproducing(values: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with AUTHORS_SCORING applied when ``values["reproduce"]`` is "authors"; a value
+    given that is neither the default nor the authors' is left for ScoreParams to refuse."""
+    if values.get("reproduce") != "authors":
+        return values
+    given = {k: values[k] for k in AUTHORS_SCORING if values.get(k, defaults[k]) != defaults[k]}
+    return {**values, **AUTHORS_SCORING, **given}
+
+
 @dataclass(frozen=True)
 class ScoreParams:
     """``matcher`` names the cached pairs to score for diagnosis tasks (None: the task's default;
@@ -60,6 +75,8 @@ class ScoreParams:
     #: CliniBench figure 5's input-length bins: "tertiles" of the evaluated notes (the paper names
     #: no edges) or fixed ascending token edges, e.g. (512, 850)
     length_bins: str | tuple[int, ...] = clinibench.LENGTH_BINS
+    #: "authors": the EarlyDx authors' evaluator (pipeline/eval_unified.py): AUTHORS_SCORING's values
+    reproduce: str = "none"
     #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
     #: process). Results are byte-identical whatever it is, so it is not recorded
     jobs: int | None = None
@@ -68,7 +85,10 @@ class ScoreParams:
         """The protocol choices as results.json and the manifest record them: every field except the
         execution settings, so that scoring again with another ``jobs`` writes the same bytes (as
         prediction manifests record a model's identity, not its concurrency)."""
-        return {k: v for k, v in asdict(self).items() if k not in EXECUTION_SETTINGS}
+        recorded = {k: v for k, v in asdict(self).items() if k not in EXECUTION_SETTINGS}
+        if self.reproduce == "none":  # recorded only when asked for: earlier results.json stay as they were
+            del recorded["reproduce"]
+        return recorded
 
     def __post_init__(self) -> None:
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
@@ -76,6 +96,16 @@ class ScoreParams:
                 f"bootstrap universe must be one of {', '.join(BOOTSTRAP_UNIVERSES)}, "
                 f"got {self.bootstrap_universe!r}",
                 hint="track: the patients contributing to each track (the authors'); split: every patient",
+            )
+        if self.reproduce not in ("none", "authors"):
+            raise UsageError(f"--reproduce must be none or authors, got {self.reproduce!r}")
+        clash = [
+            k for k, v in AUTHORS_SCORING.items() if self.reproduce == "authors" and getattr(self, k) != v
+        ]
+        if clash:
+            raise UsageError(
+                f"--reproduce authors sets {', '.join(clash)} itself",
+                hint=f"leave {', '.join('--' + k.replace('_', '-') for k in clash)} out",
             )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")

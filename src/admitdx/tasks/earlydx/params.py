@@ -8,7 +8,7 @@ semantics, appendix L windows, appendix N prior history, appendix P ablations.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 from admitdx.errors import UsageError
@@ -229,6 +229,13 @@ class EarlyDxParams:
                 )
             values["drop_sections"] = tuple(s for s in DROPPABLE if s not in keep_sections)
         if values.get("reproduce") == "authors":
+            defaults = {f.name: f.default for f in fields(cls)}
+            clash = [k for k, v in AUTHORS.items() if values.get(k, v) not in (v, defaults[k])]
+            if clash:
+                raise UsageError(
+                    f"--reproduce authors sets {', '.join(clash)} itself",
+                    hint="leave those options out, or build without --reproduce",
+                )
             values.update(AUTHORS)
         return cls(**values)
 
