@@ -106,18 +106,23 @@ class EarlyDxParams:
         neither file order nor seq_num once a patient has more than 16 rows.
 
     The authors' text, rule by rule (each default is admitdx's; the EarlyDx README's departures)
-      age_format "joined" ("61yo"); missing_fields "nan" prints a triage or vital field not recorded as pandas
-      does ("Tnan", "HRnan") and keeps a reading with none; ed_arrival_cutoff False keeps triage and
-      chief complaint of an ED arrival after t0; home_meds_cutoff False keeps medications reconciled
-      after t0; home_meds_more False drops the "(+N more)" suffix; single_reading "twice" prints a
-      stay's only ED reading as both first and last; lab_format "authors" prints "label value*"
-      without units, orders results as their two pandas sorts do, cuts the line at lab_char_budget
-      characters mid-result and counts results in the header ("Initial labs (35):"), as it does the
-      radiology reports; valueless_labs "question-mark" keeps results with no value as "Bacteria ?";
-      omr_spelling "listed" takes "Weight (Lbs)" (then "Height (Inches)", "BMI (kg/m2)") whenever
-      the patient has one, before the other spelling, whatever the dates; echo_none "missing" drops
-      echo results spelled "None" (pandas reads them as missing); dedupe "exact" de-duplicates
-      prior and past-ED diagnoses case-sensitively.
+      field_format "pandas" prints every field as their f-strings print a pandas row
+        (``sections/pandas_print.py``): "nan" where nothing was recorded (a triage row or vital
+        reading with nothing recorded is still shown), numbers as the column's inferred dtype prints
+        them ("HR105" from an integer column, "HR105.0" from one with a gap), values untrimmed, echo
+        units run on ("57%", "Normalnan"), and the lab and radiology counts in the header
+        ("Initial labs (35):", "Radiology (0): None");
+      age_format "joined" ("61yo"); ed_arrival_cutoff False keeps triage and chief complaint of an ED
+        arrival after t0; home_meds_cutoff False keeps medications reconciled after t0;
+        home_meds_more False drops the "(+N more)" suffix; single_reading "twice" prints a stay's only
+        ED reading as both first and last;
+      lab_format "authors" prints "label value*" without units, orders results as their two pandas
+        sorts do and cuts the line at lab_char_budget characters mid-result; valueless_labs
+        "question-mark" keeps results with no value as "Bacteria ?";
+      omr_spelling "listed" takes "Weight (Lbs)" (then "Height (Inches)", "BMI (kg/m2)") whenever the
+        patient has one, before the other spelling, whatever the dates; echo_none "missing" drops echo
+        results spelled "None" (pandas reads them as missing); dedupe "exact" de-duplicates prior and
+        past-ED diagnoses case-sensitively.
 
     reproduce: "authors" sets every option above to the authors' builder (``AUTHORS``), so that the
       input text equals theirs byte for byte (tests/test_earlydx_byte_reproduction.py); recorded in
@@ -183,8 +188,8 @@ class EarlyDxParams:
     age_format: Literal["spaced", "joined"] = param(
         "spaced", "Age: spaced '61 yo', or joined '61yo' (authors')."
     )
-    missing_fields: Literal["omit", "nan"] = param(
-        "omit", "Triage/vital fields not recorded: omit, or nan as the authors' pandas prints them."
+    field_format: Literal["admitdx", "pandas"] = param(
+        "admitdx", "Fields as admitdx writes them, or pandas: as the authors' f-strings print pandas rows."
     )
     ed_arrival_cutoff: bool = param(True, "Drop triage and chief complaint of an ED arrival after t0 (§3.2).")
     home_meds_cutoff: bool = param(True, "Drop home meds reconciled after t0 (§3.2; authors: no filter).")
@@ -208,9 +213,6 @@ class EarlyDxParams:
     )
     dedupe: Literal["casefold", "exact"] = param(
         "casefold", "Prior and past-ED diagnoses de-duplicated ignoring case, or exact (authors')."
-    )
-    count_in_header: bool = param(
-        False, "Lab and radiology counts in the header, 'Initial labs (35):' (authors')."
     )
     reproduce: Literal["none", "authors"] = param(
         "none", "authors: set every option to the authors' builder, for their text byte for byte."
@@ -249,7 +251,7 @@ class EarlyDxParams:
         _choice("home_meds_order", self.home_meds_order, ("alphabetical", "source"))
         _choice("omr_same_day", self.omr_same_day, ("seq_num", "source", "pandas"))
         _choice("age_format", self.age_format, ("spaced", "joined"))
-        _choice("missing_fields", self.missing_fields, ("omit", "nan"))
+        _choice("field_format", self.field_format, ("admitdx", "pandas"))
         _choice("single_reading", self.single_reading, ("once", "twice"))
         _choice("lab_format", self.lab_format, ("admitdx", "authors"))
         _choice("valueless_labs", self.valueless_labs, ("drop", "question-mark"))
@@ -306,7 +308,7 @@ class EarlyDxParams:
             echo_rows=self.echo_rows,
             prior_dx_order=self.prior_dx_order,
             age_format=self.age_format,
-            missing_fields=self.missing_fields,
+            field_format=self.field_format,
             ed_arrival_cutoff=self.ed_arrival_cutoff,
             home_meds_cutoff=self.home_meds_cutoff,
             home_meds_more=self.home_meds_more,
@@ -333,7 +335,7 @@ AUTHORS: dict[str, Any] = {
     "echo_rows": "source",
     "prior_dx_order": "source",
     "age_format": "joined",
-    "missing_fields": "nan",
+    "field_format": "pandas",
     "ed_arrival_cutoff": False,
     "home_meds_cutoff": False,
     "home_meds_more": False,
@@ -343,7 +345,6 @@ AUTHORS: dict[str, Any] = {
     "omr_spelling": "listed",
     "echo_none": "missing",
     "dedupe": "exact",
-    "count_in_header": True,
 }
 
 _VITAL_FIELDS = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp")

@@ -5,11 +5,12 @@ admission's results in labevents order, keeps those charted by the cutoff, sorts
 keeps the first result of each itemid, sorts again by "abnormal" descending — both with pandas'
 default unstable sort, reproduced by :func:`~admitdx.tasks.sections.pandas_order.pandas_order` —
 and prints ``label value*`` joined by "; ", cut at 700 characters wherever that falls, with the
-number of distinct results in the header: "Initial labs (35): Red Blood Cells 3.51*; …". A value
-pandas reads as missing (empty, "nan", "None", "NA", …) or containing "___" (MIMIC's
+number of distinct results in the header: "Initial labs (35): Red Blood Cells 3.51*; …". The value
+prints as pandas prints the column (``pandas_print``: as written in MIMIC, "78.0" from an all-numeric
+one); one pandas reads as missing (empty, "NA", "None", …) or containing "___" (MIMIC's
 de-identification) prints the numeric value with ``:g``, else "?".
 
-The section's text is "(N) line", which ``count_in_header`` moves into the header; an admission
+The section's text is "(N) line", which ``field_format`` "pandas" moves into the header; an admission
 with results but none by the cutoff gives "(0) " (they print "Initial labs (0): "), one with no
 result at all None ("Initial labs (0): None").
 """
@@ -18,23 +19,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import num
 from admitdx.tasks.sections.lab_rows import TABLE as LAB_ROWS
 from admitdx.tasks.sections.options import SectionOptions
 from admitdx.tasks.sections.pandas_order import pandas_order
+from admitdx.tasks.sections.pandas_print import Kind, column_kinds, pandas_str
 from admitdx.tasks.sections.source_order import SOURCE_ROW
 
-#: Strings pandas.read_csv reads as missing by default (its documented ``na_values``).
-PANDAS_NA = frozenset({
-    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
-    "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-})  # fmt: skip
 
-
-def authors_sql(p: SectionOptions, label: str, join_items: str) -> str:
+def authors_sql(p: SectionOptions, src: MimicSource, label: str, join_items: str) -> str:
+    kind = column_kinds(src, "hosp.labevents", ("value",))["value"]
     return f"""
         SELECT f.stay_id,
-               struct_pack(rows := list(struct_pack(itemid := f.itemid, label := {label}, value, valuenum,
+               struct_pack(kind := '{kind}',
+                           rows := list(struct_pack(itemid := f.itemid, label := {label}, value, valuenum,
                                                     abnormal, t := f.charttime)
                                         ORDER BY f.{SOURCE_ROW}) FILTER (WHERE f.in_admission)) AS v
         FROM {LAB_ROWS} f {join_items}
@@ -43,11 +42,12 @@ def authors_sql(p: SectionOptions, label: str, join_items: str) -> str:
     """
 
 
-def pandas_value(value: str | None, valuenum: float | None) -> str:
-    """Their ``labval``: the value as written, else the number, else "?"."""
-    if value is None or value in PANDAS_NA or value == "" or "___" in value:
+def pandas_value(value: str | None, valuenum: float | None, kind: Kind) -> str:
+    """Their ``labval``: the value as pandas prints it, else the number, else "?"."""
+    text = pandas_str(value, kind)
+    if text in ("", "nan") or "___" in text:
         return num(valuenum) if valuenum is not None else "?"
-    return value
+    return text
 
 
 def authors_render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
@@ -64,7 +64,7 @@ def authors_render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
             first.append(r)
     ordered = [first[i] for i in pandas_order([bool(r["abnormal"]) for r in first], ascending=False)]
     line = "; ".join(
-        f"{r['label']} {pandas_value(r['value'], r['valuenum'])}{'*' if r['abnormal'] else ''}"
+        f"{r['label']} {pandas_value(r['value'], r['valuenum'], v['kind'])}{'*' if r['abnormal'] else ''}"
         for r in ordered
     )
     return f"({len(ordered)}) {line[: p.lab_char_budget]}"

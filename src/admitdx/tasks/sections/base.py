@@ -47,8 +47,8 @@ def stored(x: float | str) -> str:
 
 def missing_text(p: SectionOptions) -> str:
     """How a field that was not recorded reads: "None", or "nan" as the EarlyDx authors' pandas
-    prints a missing value (``missing_fields``)."""
-    return "nan" if p.missing_fields == "nan" else "None"
+    prints a missing value (``field_format`` "pandas")."""
+    return "nan" if p.field_format == "pandas" else "None"
 
 
 def event_time(p: SectionOptions, alias: str) -> str:

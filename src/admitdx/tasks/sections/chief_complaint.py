@@ -10,15 +10,22 @@ from __future__ import annotations
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_print import PANDAS_NA
+
+_MISSING = ", ".join(repr(x) for x in sorted(PANDAS_NA))
 
 
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "ed.triage"):
         return None
+    if p.field_format == "pandas":  # as written; what pandas reads as missing is "None" for them
+        text, present = "t.chiefcomplaint", f"t.chiefcomplaint NOT IN ('', {_MISSING})"
+    else:
+        text, present = "trim(t.chiefcomplaint)", "nullif(trim(t.chiefcomplaint), '') IS NOT NULL"
     return f"""
-        SELECT c.stay_id, any_value(trim(t.chiefcomplaint)) AS v
+        SELECT c.stay_id, any_value({text}) AS v
         FROM cohort c JOIN ed.triage t ON t.stay_id = c.stay_id
-        WHERE {arrival_by_cutoff(p)} AND nullif(trim(t.chiefcomplaint), '') IS NOT NULL
+        WHERE {arrival_by_cutoff(p)} AND {present}
         GROUP BY c.stay_id
     """
 

@@ -37,7 +37,9 @@ def prepare_lab_rows(src: MimicSource, p: SectionOptions) -> bool:
     in_admission = f"(TRY_CAST(l.hadm_id AS BIGINT) = c.hadm_id AND {upper})"
     before = "c.t0" if p.baseline_labs_before == "t0" else "c.ed_intime"
     items = ", ".join(str(i) for i in BASELINE_ITEMS.values())
-    baseline = f"(l.itemid IN ({items}) AND {charttime} < {before} AND l.valuenum IS NOT NULL)"
+    # the authors take the latest result even when it has no number ("creatinine nan")
+    has_number = "TRUE" if p.field_format == "pandas" else "l.valuenum IS NOT NULL"
+    baseline = f"(l.itemid IN ({items}) AND {charttime} < {before} AND {has_number})"
     authors = p.lab_format == "authors"
     # the authors' format prints values as the file spells them and orders rows as their pandas
     # code does, from file order; it also tells an admission with results none of which is in the

@@ -45,7 +45,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     )
     join_items = "LEFT JOIN hosp.d_labitems d ON d.itemid = f.itemid" if src.has("hosp.d_labitems") else ""
     if p.lab_format == "authors":
-        return authors_sql(p, label, join_items)
+        return authors_sql(p, src, label, join_items)
     return f"""
         WITH w AS (
             SELECT * FROM {LAB_ROWS} WHERE {SCOPE_COLUMN[p.lab_scope]}

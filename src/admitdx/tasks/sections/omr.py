@@ -29,6 +29,7 @@ from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
 from admitdx.tasks.sections.pandas_order import pandas_order
+from admitdx.tasks.sections.pandas_print import column_kinds, pandas_str
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 #: kind -> (label shown, {result_name: unit})
@@ -51,8 +52,9 @@ def _kind_case() -> str:
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.omr"):
         return None
+    kind = _kind(p, src)
     if p.omr_same_day == "pandas":
-        return _every_row_sql()
+        return _every_row_sql(kind)
     source = p.omr_same_day == "source"
     table = numbered("hosp.omr") if source else "hosp.omr"
     same_day = f"{SOURCE_ROW} DESC" if source else "seq_num DESC, name, value"
@@ -67,7 +69,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
             QUALIFY row_number() OVER (PARTITION BY stay_id, kind
                                        ORDER BY {_spelling(p)}d DESC, {same_day}) = 1
         )
-        SELECT stay_id, struct_pack({_per_kind()}) AS v
+        SELECT stay_id, struct_pack({_per_kind()}{kind}) AS v
         FROM latest GROUP BY stay_id
     """
 
@@ -80,12 +82,23 @@ def _spelling(p: SectionOptions) -> str:
     return f"name NOT IN ({firsts}), "
 
 
-def _every_row_sql() -> str:
+def _kind(p: SectionOptions, src: MimicSource) -> str:
+    """``field_format`` "pandas": how pandas prints result_value (as written, since blood pressures
+    are text), as a struct field for the renderer."""
+    if p.field_format != "pandas":
+        return ""
+    return f", kind := '{column_kinds(src, 'hosp.omr', ('result_value',))['result_value']}'"
+
+
+def _every_row_sql(kind: str) -> str:
     """The patient's rows by the cutoff day, every result name, in ``hosp.omr`` order: the array
     the authors' ``sort_values('chartdate')`` sorts (``omr_same_day`` "pandas")."""
     return f"""
-        SELECT c.stay_id, list(struct_pack(name := o.result_name, value := CAST(o.result_value AS VARCHAR),
-                                           d := CAST(o.chartdate AS DATE)) ORDER BY o.{SOURCE_ROW}) AS v
+        SELECT c.stay_id,
+               struct_pack(rows := list(struct_pack(name := o.result_name,
+                                                    value := CAST(o.result_value AS VARCHAR),
+                                                    d := CAST(o.chartdate AS DATE))
+                                        ORDER BY o.{SOURCE_ROW}){kind}) AS v
         FROM cohort c JOIN {numbered("hosp.omr")} o ON o.subject_id = c.subject_id
         WHERE CAST(o.chartdate AS DATE) <= CAST(c.cutoff AS DATE)
         GROUP BY c.stay_id
@@ -118,7 +131,12 @@ def _render(v: Any, p: SectionOptions) -> str | None:
     if not v:
         return None
     if p.omr_same_day == "pandas":
-        v = _pandas_pick(v, p)
+        v = {**_pandas_pick(v["rows"], p), "kind": v.get("kind")}
+    if p.field_format == "pandas":  # their "BP 153/60, Wt 253.7, Ht None, BMI 34.9": no units
+        return ", ".join(
+            f"{label} {pandas_str(v[kind]['value'], v['kind']) if v[kind] else 'None'}"
+            for kind, (label, _) in KINDS.items()
+        )
     parts = []
     for kind, (label, units) in KINDS.items():
         if v[kind] is not None:

@@ -41,7 +41,7 @@ class SectionOptions:
     # The EarlyDx authors' builder's text, rule by rule (EarlyDx ``--reproduce authors``; the
     # defaults are admitdx's, each departure is a row of the EarlyDx README's table).
     age_format: Literal["spaced", "joined"] = "spaced"
-    missing_fields: Literal["omit", "nan"] = "omit"
+    field_format: Literal["admitdx", "pandas"] = "admitdx"
     ed_arrival_cutoff: bool = True
     home_meds_cutoff: bool = True
     home_meds_more: bool = True
