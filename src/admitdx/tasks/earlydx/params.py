@@ -175,7 +175,7 @@ class EarlyDxParams:
     )
     omr_same_day: Literal["seq_num", "source", "pandas"] = param(
         "seq_num",
-        "Same-day OMR values: highest seq_num, source: the day's last omr row, pandas: their unstable sort.",
+        "Same-day OMR: highest seq_num; source: last omr row; pandas: the authors' sort.",
     )
     echo_rows: Literal["latest_study", "source"] = param(
         "latest_study",
