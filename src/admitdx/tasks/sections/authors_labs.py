@@ -1,9 +1,9 @@
 """The lab line as the EarlyDx authors' builder prints it (``lab_format`` "authors").
 
 Their code (github.com/jimmylihui/EarlyDx, pipeline/build_planA.py at b79ac61) takes the
-admission's results in labevents order, keeps those charted by the cutoff, sorts them by charttime,
-keeps the first result of each itemid, sorts again by "abnormal" descending — both with pandas'
-default unstable sort, reproduced by :func:`~admitdx.tasks.sections.pandas_order.pandas_order` —
+admission's results in labevents order (``lab_scope`` "admission"; under "ed-stay" the stay's),
+keeps those charted by the cutoff, sorts them by charttime, keeps the first result of each itemid,
+sorts again by "abnormal" descending — both with pandas' default unstable sort, reproduced by :func:`~admitdx.tasks.sections.pandas_order.pandas_order` —
 and prints ``label value*`` joined by "; ", cut at 700 characters wherever that falls, with the
 number of distinct results in the header: "Initial labs (35): Red Blood Cells 3.51*; …". The value
 prints as pandas prints the column (``pandas_print``: as written in MIMIC, "78.0" from an all-numeric
@@ -21,6 +21,7 @@ from typing import Any
 
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import num
+from admitdx.tasks.sections.lab_rows import SCOPE_COLUMN
 from admitdx.tasks.sections.lab_rows import TABLE as LAB_ROWS
 from admitdx.tasks.sections.options import SectionOptions
 from admitdx.tasks.sections.pandas_order import pandas_order
@@ -30,14 +31,15 @@ from admitdx.tasks.sections.source_order import SOURCE_ROW
 
 def authors_sql(p: SectionOptions, src: MimicSource, label: str, join_items: str) -> str:
     kind = column_kinds(src, "hosp.labevents", ("value",))["value"]
+    scope = SCOPE_COLUMN[p.lab_scope]
     return f"""
         SELECT f.stay_id,
                struct_pack(kind := '{kind}',
                            rows := list(struct_pack(itemid := f.itemid, label := {label}, value, valuenum,
                                                     abnormal, t := f.charttime)
-                                        ORDER BY f.{SOURCE_ROW}) FILTER (WHERE f.in_admission)) AS v
+                                        ORDER BY f.{SOURCE_ROW}) FILTER (WHERE f.{scope})) AS v
         FROM {LAB_ROWS} f {join_items}
-        WHERE f.of_admission
+        WHERE f.of_admission OR f.{scope}
         GROUP BY f.stay_id
     """
 
