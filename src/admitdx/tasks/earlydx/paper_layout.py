@@ -10,9 +10,10 @@ only the text differs), so the paper's text is derived from them here: :func:`pa
 section's value into appendix I's wording. Only four sections differ; the others (demographics,
 chief complaint, home meds, labs, ECG, echo, radiology) read the same in both layouts.
 
-What stays a departure even in this layout (see the task README): a triage or vital field that was
-not recorded is left out (their code prints ``HRnan``), lab results carry units and are cut at a
-whole result.
+What stays a departure in this layout (see the task README): a triage or vital field that was not
+recorded is left out (their code prints ``HRnan``), lab results carry units and are cut at a whole
+result. ``field_format`` "pandas" prints the authors' text instead: the sections are then rendered
+as their code prints them and this module only fills the placeholders.
 """
 
 from __future__ import annotations
