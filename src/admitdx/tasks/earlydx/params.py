@@ -260,10 +260,11 @@ class EarlyDxParams:
         _choice("dedupe", self.dedupe, ("casefold", "exact"))
         _choice("reproduce", self.reproduce, ("none", "authors"))
         if self.reproduce == "authors":
-            changed = {k: getattr(self, k) for k, v in AUTHORS.items() if getattr(self, k) != v}
-            if changed:
+            unset = [f"{k}={v!r}" for k, v in AUTHORS.items() if getattr(self, k) != v]
+            if unset:  # the preset is applied by from_cli; a direct construction must spell it out
                 raise UsageError(
-                    f"--reproduce authors sets {', '.join(changed)}; it cannot be combined with other values"
+                    f"reproduce='authors' needs {', '.join(unset)}",
+                    hint="build the parameters with EarlyDxParams.from_cli(reproduce='authors')",
                 )
         _choice("echo_rows", self.echo_rows, ("latest_study", "source"))
         _choice("prior_dx_order", self.prior_dx_order, ("recent_first", "source"))
