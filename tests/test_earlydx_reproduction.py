@@ -111,7 +111,7 @@ def _lists(inst: Instance) -> dict[str, object]:
     lines = dict(line.split(": ", 1) for line in (inst.history or "").splitlines())
     history = {part: lines.get(header, "None") for part, header in HISTORY_PARTS.items()}
     return {
-        "home_meds": [name.strip() for name in meds.split("; ")] if meds else [],
+        "home_meds": meds.split("; ") if meds else [],
         "omr": paper_field("omr", inst.sections["omr"]),
         **{part: [] if text == "None" else text.split("; ") for part, text in history.items()},
     }

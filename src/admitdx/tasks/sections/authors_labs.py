@@ -3,11 +3,12 @@
 Their code (github.com/jimmylihui/EarlyDx, pipeline/build_planA.py at b79ac61) takes the
 admission's results in labevents order (``lab_scope`` "admission"; under "ed-stay" the stay's),
 keeps those charted by the cutoff, sorts them by charttime, keeps the first result of each itemid,
-sorts again by "abnormal" descending — both with pandas' default unstable sort, reproduced by :func:`~admitdx.tasks.sections.pandas_order.pandas_order` —
-and prints ``label value*`` joined by "; ", cut at 700 characters wherever that falls, with the
-number of distinct results in the header: "Initial labs (35): Red Blood Cells 3.51*; …". The value
-prints as pandas prints the column (``pandas_print``: as written in MIMIC, "78.0" from an all-numeric
-one); one pandas reads as missing (empty, "NA", "None", …) or containing "___" (MIMIC's
+sorts again by "abnormal" descending — both with pandas' default unstable sort, reproduced by
+:func:`~admitdx.tasks.sections.pandas_order.pandas_order` — and prints ``label value*`` joined by
+"; ", cut at 700 characters wherever that falls, with the number of distinct results in the header:
+"Initial labs (35): Red Blood Cells 3.51*; …". The value prints as pandas prints the column
+(``pandas_print``: as written in MIMIC, "78.0" from an all-numeric one); one pandas reads as
+missing (empty, "NA", "None", …) or containing "___" (MIMIC's
 de-identification) prints the numeric value with ``:g``, else "?".
 
 The section's text is "(N) line", which ``field_format`` "pandas" moves into the header; an admission

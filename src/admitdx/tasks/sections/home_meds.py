@@ -5,9 +5,9 @@ Which 12, and in what order, the paper does not say. ``home_meds_order`` "alphab
 sorts the names, so the cap keeps the same names however the reconciliation was entered;
 "source" keeps them in the order ``ed.medrecon`` first lists them, as the authors' builder does
 (``name.dropna().unique()[:12]``) — a medication reconciled early can then push a later one past
-the cap, and a name keeps medrecon's spelling (untrimmed). The charttime filter (§3.2) stays unless
-``home_meds_cutoff`` is False (the authors apply none); ``home_meds_more`` False leaves out the count
-of names past the cap, as they do.
+the cap. The charttime filter (§3.2) stays unless ``home_meds_cutoff`` is False (the authors apply
+none); ``home_meds_more`` False leaves out the count of names past the cap, as they do, and
+``field_format`` "pandas" keeps a name as medrecon spells it, untrimmed.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     source = p.home_meds_order == "source"
     table = numbered("ed.medrecon") if source else "ed.medrecon"
     first = f"min(m.{SOURCE_ROW})" if source else "NULL"
-    # "source" keeps a name as medrecon spells it ("*iron liquid " with its space), as pandas does
-    name = "m.name" if source else "trim(m.name)"
+    # field_format "pandas" keeps a name as medrecon spells it ("*iron liquid " with its space)
+    name = "m.name" if p.field_format == "pandas" else "trim(m.name)"
     cutoff = (
         "coalesce(CAST(m.charttime AS TIMESTAMP), c.ed_intime) <= c.cutoff" if p.home_meds_cutoff else "TRUE"
     )
