@@ -28,6 +28,7 @@ from admitdx.cli import app
 from admitdx.contracts import Instance, load_instances
 from admitdx.errors import UsageError
 from admitdx.tasks.earlydx.params import AUTHORS
+from admitdx.tasks.earlydx.serialize import relayout
 from admitdx.tasks.sections.pandas_order import pandas_order
 
 EXPECTED = Path(__file__).parent / "data" / "earlydx_authors_demo_text.json"
@@ -51,6 +52,8 @@ def test_every_demo_encounter_reads_byte_for_byte_as_the_authors_builder_wrote_i
     assert len(expected) == 146 and set(ours) == set(expected)
     assert [s for s in sorted(expected) if ours[s] != expected[s]] == []
     # the same-day OMR picks their unstable sort makes (a stable one takes BMI 24.7, Wt 90.00)
+    # the text is rebuilt from the sections alone, as scoring's layout check rebuilds it
+    assert all(relayout(i, "paper").text == i.text for i in reproduced[1])
     omr = {s: next(line for line in ours[s].splitlines() if line.startswith("Baseline (OMR)")) for s in ours}
     assert "BMI 24.4" in omr["36021274"] and "Wt 88," in omr["37376268"] and "Wt 88," in omr["38216551"]
 
