@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from admitdx.cli import app
 from admitdx.contracts import load_instances
+from admitdx.errors import UsageError
 from admitdx.metrics.bootstrap import paired_p_values
 from admitdx.runs import sha256_text
 
@@ -121,3 +122,18 @@ def test_common_encounters_budget_and_p_values(scored: dict[str, Any]) -> None:
     assert one["supported.micro_f1"]["value"] == pytest.approx(full["supported.micro_f1_top1"]["value"])
     assert 0 < one["supported.mean_predictions"]["value"] <= 1.0
     assert one["supported.recall@1"]["value"] == pytest.approx(full["supported.recall@1"]["value"])
+
+
+@pytest.mark.slow
+def test_reproduce_authors_is_their_universe_and_seed_2026(scored: dict[str, Any]) -> None:
+    authors = scored["score"]("authors", "--reproduce", "authors")
+    seeded = scored["score"]("seed-2026", "--seed", "2026")
+    assert authors["params"]["reproduce"] == "authors" and "reproduce" not in seeded["params"]
+    assert (authors["params"]["seed"], authors["params"]["bootstrap_universe"]) == (2026, "track")
+    assert authors["systems"] == seeded["systems"]  # same intervals: the flag is the seed, nothing else
+    assert authors["systems"] != scored["score"]("default-seed")["systems"]  # another seed, other intervals
+    run = str(scored["runs"]["knn-bm25"])
+    args = ["score", "--dataset", str(scored["audited"]), "--predictions", run, "--out", "x"]
+    refused = CliRunner().invoke(app, [*args, "--reproduce", "authors", "--seed", "7"])
+    assert isinstance(refused.exception, UsageError) and refused.exception.exit_code == 2
+    assert "seed" in str(refused.exception)

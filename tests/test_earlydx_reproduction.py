@@ -9,8 +9,11 @@ by the departures the task README lists, each pinned here to its stays.
 Where the paper gives no rule the authors' choice is an option. ``data/earlydx_authors_demo_orders.json``
 (written by ``data/earlydx_authors_demo_orders.py`` from the CSV files in their row order) holds the
 lists those options govern — home medications, the OMR values, prior and past ED diagnoses — as the
-authors' builder gives them; with the options on they are equal too, except the home medications
-that §3.2's cutoff removes.
+authors' builder would give them with a *stable* sort; with the options on they are equal too,
+except the home medications that §3.2's cutoff removes. Their builder's own sort is not stable: its
+OMR pick differs from this file's on 3 encounters, and ``--reproduce authors`` (``--omr-same-day
+pandas``) reproduces it, with the rest of their text, in ``test_earlydx_byte_reproduction.py``,
+against the output of their builder itself.
 """
 
 from __future__ import annotations

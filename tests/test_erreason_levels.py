@@ -100,7 +100,7 @@ def test_suite_reports_conditional_rates_coverage_and_ceilings(tmp_path: Path) -
     assert m["main.exact_ceiling"] == pytest.approx(2 / 4) and m["main.category3_ceiling"] == 1.0
     assert m["main.hcc_ceiling"] == pytest.approx(2 / 4)
     assert "CMS-HCC Model V22" in results["icd_levels"]["hcc_source"]
-    assert results["params"]["hcc_model"] == "V22"
+    assert "hcc_model" not in results["params"]  # the default: recorded only when set (icd_levels names it)
     assert results["headline_metrics"][:4] == ["main.exact", "main.category3", "main.ccsr", "main.hcc"]
     table = (tmp_path / "out" / "table.md").read_text()
     assert "exact 0.500, category3 1.000, ccsr 1.000, hcc 0.500." in table  # the ceilings, printed

@@ -16,7 +16,7 @@ from admitdx.report.console import print_headline, print_missing
 from admitdx.report.figures import write_figures
 from admitdx.report.html import load_results, write_report
 from admitdx.report.table import TABLE_FILE, write_table
-from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE
+from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE, reproducing
 from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, ScoreParams, score_run
 from admitdx.scoring.samples import write_samples
 from admitdx.scoring.suites.clinibench import attach_version_mean
@@ -171,6 +171,13 @@ def score(
             "token edges such as 512,850."
         ),
     ] = clinibench.LENGTH_BINS,
+    reproduce: Annotated[
+        str,
+        typer.Option(
+            help="authors: score as the EarlyDx authors' evaluator (bootstrap universe track, seed 2026); "
+            "recorded."
+        ),
+    ] = "none",
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -196,11 +203,15 @@ def score(
     --ccsr-table DXCCSR_v2025-1.CSV --out runs/score
     """
     dirs = [*predictions, *(extra or [])]
+    chosen = reproducing(
+        {"reproduce": reproduce, "seed": seed, "bootstrap_universe": bootstrap_universe},
+        {"seed": bootstrap.SEED, "bootstrap_universe": "track"},
+    )
     params = ScoreParams(
         matcher=matcher,
         split=split,
         n_bootstrap=n_bootstrap,
-        seed=seed,
+        seed=chosen["seed"],
         skip_empty=not include_empty,
         suspected_weight=suspected_weight,
         time_critical_track=time_critical_track,
@@ -211,7 +222,8 @@ def score(
         allow_label_change=allow_label_change,
         allow_incomplete=allow_incomplete,
         allow_no_manifest=allow_no_manifest,
-        bootstrap_universe=bootstrap_universe,
+        bootstrap_universe=chosen["bootstrap_universe"],
+        reproduce=reproduce,
         common=common,
         budget=budget,
         keep_unsupported_only=keep_unsupported_only,

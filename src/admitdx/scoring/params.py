@@ -14,6 +14,9 @@ BOOTSTRAP_UNIVERSES = ("track", "split")
 UNPARSEABLE = ("wrong", "exclude")
 #: fields of :class:`ScoreParams` that say how a run executes, not what it computes (not recorded)
 EXECUTION_SETTINGS = frozenset({"jobs"})
+#: choices added after results.json's fields were fixed: recorded only when they differ from their
+#: default, so that scoring the same predictions as before writes the same bytes as before
+RECORDED_WHEN_SET = frozenset({"hcc_model", "ccsr_table", "unparseable", "allow_no_manifest", "reproduce"})
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
 """Fewest patients on a track before a report marks a paired difference as significant.
 
@@ -21,6 +24,21 @@ A patient bootstrap over a handful of patients has few distinct resamples: with 
 the paired differences take a few dozen values, ties at 0 are common and a p-value under 0.05 says
 more about the resampling grid than about the systems. Below this many patients the p-values stay
 in results.json but no report prints a significance mark, and the report says so."""
+
+
+#: What ``score --reproduce authors`` sets: the EarlyDx authors' evaluator (github.com/jimmylihui/
+#: EarlyDx, pipeline/eval_unified.py at b79ac61) resamples each track's patients with seed 2026; only
+#: with both do its intervals and p-values come out equal to theirs.
+AUTHORS_SCORING: dict[str, Any] = {"bootstrap_universe": "track", "seed": 2026}
+
+
+def reproducing(values: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with AUTHORS_SCORING applied when ``values["reproduce"]`` is "authors"; a value
+    given that is neither the default nor the authors' is left for ScoreParams to refuse."""
+    if values.get("reproduce") != "authors":
+        return values
+    given = {k: values[k] for k in AUTHORS_SCORING if values.get(k, defaults[k]) != defaults[k]}
+    return {**values, **AUTHORS_SCORING, **given}
 
 
 @dataclass(frozen=True)
@@ -72,6 +90,8 @@ class ScoreParams:
     #: ER-Reason category and text tasks: an unreadable answer counts as "wrong" (admitdx's default:
     #: kept and counted) or is left out of every denominator ("exclude", the authors' scripts)
     unparseable: str = "wrong"
+    #: "authors": the EarlyDx authors' evaluator (pipeline/eval_unified.py): AUTHORS_SCORING's values
+    reproduce: str = "none"
     #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
     #: process). Results are byte-identical whatever it is, so it is not recorded
     jobs: int | None = None
@@ -80,7 +100,12 @@ class ScoreParams:
         """The protocol choices as results.json and the manifest record them: every field except the
         execution settings, so that scoring again with another ``jobs`` writes the same bytes (as
         prediction manifests record a model's identity, not its concurrency)."""
-        return {k: v for k, v in asdict(self).items() if k not in EXECUTION_SETTINGS}
+        defaults = ScoreParams.__dataclass_fields__
+        return {
+            k: v
+            for k, v in asdict(self).items()
+            if k not in EXECUTION_SETTINGS and (k not in RECORDED_WHEN_SET or v != defaults[k].default)
+        }
 
     def __post_init__(self) -> None:
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
@@ -95,6 +120,16 @@ class ScoreParams:
                 f"--unparseable must be one of {', '.join(UNPARSEABLE)}, got {self.unparseable!r}",
                 hint="wrong: an unreadable answer is a miss; "
                 "exclude: left out of the denominator (the authors')",
+            )
+        if self.reproduce not in ("none", "authors"):
+            raise UsageError(f"--reproduce must be none or authors, got {self.reproduce!r}")
+        clash = [
+            k for k, v in AUTHORS_SCORING.items() if self.reproduce == "authors" and getattr(self, k) != v
+        ]
+        if clash:
+            raise UsageError(
+                f"--reproduce authors sets {', '.join(clash)} itself",
+                hint=f"leave {', '.join('--' + k.replace('_', '-') for k in clash)} out",
             )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")

@@ -249,7 +249,7 @@ def _encounter(
             history = None
         else:
             sections[name] = None
-    text = serialize(sections, history, p.layout)
+    text = serialize(sections, history, p.layout, p.field_format)
     refs = build_references(row["labels"], InputIndex(text), p, tally)
     if not refs:
         return None, present

@@ -10,9 +10,10 @@ only the text differs), so the paper's text is derived from them here: :func:`pa
 section's value into appendix I's wording. Only four sections differ; the others (demographics,
 chief complaint, home meds, labs, ECG, echo, radiology) read the same in both layouts.
 
-What stays a departure even in this layout (see the task README): a triage or vital field that was
-not recorded is left out (their code prints ``HRnan``), lab results carry units and are cut at a
-whole result.
+What stays a departure in this layout (see the task README): a triage or vital field that was not
+recorded is left out (their code prints ``HRnan``), lab results carry units and are cut at a whole
+result. ``field_format`` "pandas" prints the authors' text instead: the sections are then rendered
+as their code prints them and this module only fills the placeholders.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from admitdx.tasks.sections.base import stored
 from admitdx.tasks.sections.baseline_labs import ITEMS as BASELINE_ITEMS
 from admitdx.tasks.sections.omr import KINDS as OMR_KINDS
 
@@ -33,11 +35,6 @@ PLACEHOLDERS = {
 # "HR80", "SpO2 99", "BP138/78", "acuity 2" as the shared vitals and triage sections write them.
 _VITAL = re.compile(r"\b(T|HR|RR|SpO2|SBP|DBP|BP|acuity) ?(-?[\d.]+(?:e-?\d+)?)(?:/(-?[\d.]+(?:e-?\d+)?))?")
 _UNITS = tuple(unit for _, units in OMR_KINDS.values() for unit in units.values() if unit)
-
-
-def stored(number: str) -> str:
-    """A number as its float column stores it: "80" → "80.0", "97.3" → "97.3"."""
-    return repr(float(number))
 
 
 def _vitals(text: str) -> str:

@@ -8,7 +8,7 @@ semantics, appendix L windows, appendix N prior history, appendix P ablations.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 from admitdx.errors import UsageError
@@ -101,8 +101,32 @@ class EarlyDxParams:
         the first 8 rows of all studies by the cutoff, in table order.
       prior_dx_order: "recent_first" lists prior diagnoses latest admission (ED stay) first;
         "source" lists billed ones in ``hosp.diagnoses_icd`` order and past ED ones oldest stay first.
-      The authors' builder on every point: ``--label-filter authors --lab-scope admission --layout
-      paper --home-meds-order source --omr-same-day source --echo-rows source --prior-dx-order source``.
+      omr_same_day "pandas" repeats their own sort (``sections/pandas_order.py``): pandas' default,
+        unstable quicksort over the patient's rows in file order, whose pick among same-day rows is
+        neither file order nor seq_num once a patient has more than 16 rows.
+
+    The authors' text, rule by rule (each default is admitdx's; the EarlyDx README's departures)
+      field_format "pandas" prints every field as their f-strings print a pandas row
+        (``sections/pandas_print.py``): "nan" where nothing was recorded (a triage row or vital
+        reading with nothing recorded is still shown), numbers as the column's inferred dtype prints
+        them ("HR105" from an integer column, "HR105.0" from one with a gap), values untrimmed, echo
+        units run on ("57%", "Normalnan"), and the lab and radiology counts in the header
+        ("Initial labs (35):", "Radiology (0): None");
+      age_format "joined" ("61yo"); ed_arrival_cutoff False keeps triage and chief complaint of an ED
+        arrival after t0; home_meds_cutoff False keeps medications reconciled after t0;
+        home_meds_more False drops the "(+N more)" suffix; single_reading "twice" prints a stay's only
+        ED reading as both first and last;
+      lab_format "authors" prints "label value*" without units, orders results as their two pandas
+        sorts do and cuts the line at lab_char_budget characters mid-result; valueless_labs
+        "question-mark" keeps results with no value as "Bacteria ?";
+      omr_spelling "listed" takes "Weight (Lbs)" (then "Height (Inches)", "BMI (kg/m2)") whenever the
+        patient has one, before the other spelling, whatever the dates; echo_none "missing" drops echo
+        results spelled "None" (pandas reads them as missing); dedupe "exact" de-duplicates prior and
+        past-ED diagnoses case-sensitively.
+
+    reproduce: "authors" sets every option above to the authors' builder (``AUTHORS``), so that the
+      input text equals theirs byte for byte (tests/test_earlydx_byte_reproduction.py); recorded in
+      the manifest with the options it set.
 
     Ablations (appendix P)
       drop_sections: section names (see SECTION_NAMES, plus "history") rendered as None.
@@ -149,8 +173,9 @@ class EarlyDxParams:
         "alphabetical",
         "Which home meds under the cap: alphabetical, or source: medrecon's row order (authors').",
     )
-    omr_same_day: Literal["seq_num", "source"] = param(
-        "seq_num", "Same-day OMR values: highest seq_num, or source: the day's last omr row (authors')."
+    omr_same_day: Literal["seq_num", "source", "pandas"] = param(
+        "seq_num",
+        "Same-day OMR: highest seq_num; source: last omr row; pandas: the authors' sort.",
     )
     echo_rows: Literal["latest_study", "source"] = param(
         "latest_study",
@@ -159,6 +184,38 @@ class EarlyDxParams:
     prior_dx_order: Literal["recent_first", "source"] = param(
         "recent_first",
         "Prior dx under the cap: latest first, or source: table order, ED oldest first (authors').",
+    )
+    age_format: Literal["spaced", "joined"] = param(
+        "spaced", "Age: spaced '61 yo', or joined '61yo' (authors')."
+    )
+    field_format: Literal["admitdx", "pandas"] = param(
+        "admitdx", "Fields as admitdx writes them, or pandas: as the authors' f-strings print pandas rows."
+    )
+    ed_arrival_cutoff: bool = param(True, "Drop triage and chief complaint of an ED arrival after t0 (§3.2).")
+    home_meds_cutoff: bool = param(True, "Drop home meds reconciled after t0 (§3.2; authors: no filter).")
+    home_meds_more: bool = param(True, "Say '(+N more)' when home meds are cut (authors: no).")
+    single_reading: Literal["once", "twice"] = param(
+        "once", "A stay's only ED vital reading: once, or twice as first and last (authors')."
+    )
+    lab_format: Literal["admitdx", "authors"] = param(
+        "admitdx",
+        "Lab line: admitdx (units, ranges, whole results) or authors ('label value*', cut at the budget).",
+    )
+    valueless_labs: Literal["drop", "question-mark"] = param(
+        "drop", "Lab results with no value: drop, or question-mark '?' (authors')."
+    )
+    omr_spelling: Literal["latest", "listed"] = param(
+        "latest",
+        "OMR spellings: the later value, or listed: 'Weight (Lbs)' first whatever the date (authors').",
+    )
+    echo_none: Literal["keep", "missing"] = param(
+        "keep", "Echo results spelled 'None': keep, or missing as pandas reads them (authors')."
+    )
+    dedupe: Literal["casefold", "exact"] = param(
+        "casefold", "Prior and past-ED diagnoses de-duplicated ignoring case, or exact (authors')."
+    )
+    reproduce: Literal["none", "authors"] = param(
+        "none", "authors: set every option to the authors' builder, for their text byte for byte."
     )
 
     @classmethod
@@ -173,6 +230,15 @@ class EarlyDxParams:
                     f"unknown section(s): {', '.join(unknown)}", hint=f"choose from {', '.join(DROPPABLE)}"
                 )
             values["drop_sections"] = tuple(s for s in DROPPABLE if s not in keep_sections)
+        if values.get("reproduce") == "authors":
+            defaults = {f.name: f.default for f in fields(cls)}
+            clash = [k for k, v in AUTHORS.items() if values.get(k, v) not in (v, defaults[k])]
+            if clash:
+                raise UsageError(
+                    f"--reproduce authors sets {', '.join(clash)} itself",
+                    hint="leave those options out, or build without --reproduce",
+                )
+            values.update(AUTHORS)
         return cls(**values)
 
     def __post_init__(self) -> None:
@@ -183,7 +249,23 @@ class EarlyDxParams:
         _choice("layout", self.layout, ("paper", "demarcated"))
         _choice("baseline_labs_before", self.baseline_labs_before, ("t0", "ed-arrival"))
         _choice("home_meds_order", self.home_meds_order, ("alphabetical", "source"))
-        _choice("omr_same_day", self.omr_same_day, ("seq_num", "source"))
+        _choice("omr_same_day", self.omr_same_day, ("seq_num", "source", "pandas"))
+        _choice("age_format", self.age_format, ("spaced", "joined"))
+        _choice("field_format", self.field_format, ("admitdx", "pandas"))
+        _choice("single_reading", self.single_reading, ("once", "twice"))
+        _choice("lab_format", self.lab_format, ("admitdx", "authors"))
+        _choice("valueless_labs", self.valueless_labs, ("drop", "question-mark"))
+        _choice("omr_spelling", self.omr_spelling, ("latest", "listed"))
+        _choice("echo_none", self.echo_none, ("keep", "missing"))
+        _choice("dedupe", self.dedupe, ("casefold", "exact"))
+        _choice("reproduce", self.reproduce, ("none", "authors"))
+        if self.reproduce == "authors":
+            unset = [f"{k}={v!r}" for k, v in AUTHORS.items() if getattr(self, k) != v]
+            if unset:  # the preset is applied by from_cli; a direct construction must spell it out
+                raise UsageError(
+                    f"reproduce='authors' needs {', '.join(unset)}",
+                    hint="build the parameters with EarlyDxParams.from_cli(reproduce='authors')",
+                )
         _choice("echo_rows", self.echo_rows, ("latest_study", "source"))
         _choice("prior_dx_order", self.prior_dx_order, ("recent_first", "source"))
         if self.window_hours < 0:
@@ -226,11 +308,45 @@ class EarlyDxParams:
             omr_same_day=self.omr_same_day,
             echo_rows=self.echo_rows,
             prior_dx_order=self.prior_dx_order,
+            age_format=self.age_format,
+            field_format=self.field_format,
+            ed_arrival_cutoff=self.ed_arrival_cutoff,
+            home_meds_cutoff=self.home_meds_cutoff,
+            home_meds_more=self.home_meds_more,
+            single_reading=self.single_reading,
+            lab_format=self.lab_format,
+            valueless_labs=self.valueless_labs,
+            omr_spelling=self.omr_spelling,
+            echo_none=self.echo_none,
+            dedupe=self.dedupe,
         )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+
+#: What ``--reproduce authors`` sets: the authors' public builder (github.com/jimmylihui/EarlyDx,
+#: pipeline/build_planA.py at b79ac61) on every point where it differs from a default.
+AUTHORS: dict[str, Any] = {
+    "label_filter": "authors",
+    "lab_scope": "admission",
+    "layout": "paper",
+    "home_meds_order": "source",
+    "omr_same_day": "pandas",
+    "echo_rows": "source",
+    "prior_dx_order": "source",
+    "age_format": "joined",
+    "field_format": "pandas",
+    "ed_arrival_cutoff": False,
+    "home_meds_cutoff": False,
+    "home_meds_more": False,
+    "single_reading": "twice",
+    "lab_format": "authors",
+    "valueless_labs": "question-mark",
+    "omr_spelling": "listed",
+    "echo_none": "missing",
+    "dedupe": "exact",
+}
 
 _VITAL_FIELDS = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp")
 

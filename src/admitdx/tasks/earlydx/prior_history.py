@@ -37,6 +37,12 @@ PRIOR_ADMISSIONS = """
 """
 
 
+def _key(p: SectionOptions, title: str) -> str:
+    """What counts as one diagnosis: the title ignoring case, or exactly (``dedupe`` "exact", the
+    authors' ``dict.fromkeys``, which keeps "Sepsis" and "SEPSIS" both)."""
+    return title if p.dedupe == "exact" else f"lower({title})"
+
+
 def _prior_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.diagnoses_icd", "hosp.d_icd_diagnoses"):
         return None
@@ -52,7 +58,7 @@ def _prior_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
             JOIN {table} dx ON dx.hadm_id = pa.hadm_id
             JOIN dict_verdicts v ON v.icd_code = trim(dx.icd_code) AND v.icd_version = dx.icd_version
             WHERE v.verdict IS NULL AND v.title IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY pa.stay_id, lower(v.title) ORDER BY {first}) = 1
+            QUALIFY row_number() OVER (PARTITION BY pa.stay_id, {_key(p, "v.title")} ORDER BY {first}) = 1
         )
         SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_dx_max)}) AS v
         FROM r GROUP BY stay_id
@@ -76,7 +82,8 @@ def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
                               AND v.title = trim(d.icd_title)
             WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
               AND s.stay_id <> c.stay_id AND v.verdict IS NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, lower(trim(d.icd_title)) ORDER BY {first}) = 1
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, "trim(d.icd_title)")}
+                                       ORDER BY {first}) = 1
         )
         SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_ed_dx_max)}) AS v
         FROM r GROUP BY stay_id

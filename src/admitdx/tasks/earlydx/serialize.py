@@ -16,6 +16,7 @@ apart from the text alone, so a prompt-time ablation re-serializes in the layout
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Literal
 
@@ -51,7 +52,30 @@ def serialize_history(parts: dict[str, str | None]) -> str | None:
     return "\n".join(f"{s.header}: {parts.get(s.name) or 'None'}" for s in HISTORY_PARTS)
 
 
-def serialize(sections: dict[str, str | None], history: str | None, layout: Layout = "paper") -> str:
+#: "(N)" opening a lab or radiology section's text, which the authors print in the header.
+_COUNT = re.compile(r"\((\d+)\)[ \n]?")
+_COUNTED = ("labs", "radiology")
+FieldFormat = Literal["admitdx", "pandas"]
+
+
+def _pandas_line(name: str, value: str | None) -> str:
+    """A section as the EarlyDx authors' builder prints it (``field_format`` "pandas"): the text as
+    rendered, placeholders where nothing was recorded, counts in the lab and radiology headers
+    ("Initial labs (35): …", "Radiology (0): None")."""
+    if name not in _COUNTED:
+        return f"{HEADERS[name]}: {value if value else paper_field(name, value)}"
+    m = _COUNT.match(value or "")
+    if m is None or value is None:
+        return f"{HEADERS[name]} (0): {paper_field(name, value)}"
+    return f"{HEADERS[name]} ({m.group(1)}): {value[m.end() :]}"
+
+
+def serialize(
+    sections: dict[str, str | None],
+    history: str | None,
+    layout: Layout = "paper",
+    field_format: FieldFormat = "admitdx",
+) -> str:
     """The input text of one encounter in ``layout``."""
     if layout == "demarcated":
         lines = [f"{HEADERS[name]}: {sections.get(name) or 'None'}" for name in HEADERS]
@@ -62,6 +86,8 @@ def serialize(sections: dict[str, str | None], history: str | None, layout: Layo
     for name in PAPER_ORDER:
         if name == HISTORY:
             out += history.split("\n") if history else [f"{s.header}: None" for s in HISTORY_PARTS]
+        elif field_format == "pandas":
+            out.append(_pandas_line(name, sections.get(name)))
         else:
             out.append(f"{HEADERS[name]}: {paper_field(name, sections.get(name))}")
     return "\n".join(out)
@@ -72,10 +98,17 @@ def layout_of(text: str) -> Layout:
     return "demarcated" if f"\n\n{HISTORY_HEADER}:\n" in text else "paper"
 
 
+def field_format_of(text: str) -> FieldFormat:
+    """The field format an input text was serialized in: only "pandas" counts the radiology reports
+    in the header, on every encounter ("Radiology (0): None")."""
+    return "pandas" if re.search(rf"^{HEADERS['radiology']} \(\d+\):", text, re.M) else "admitdx"
+
+
 def relayout(instance: Instance, layout: Layout) -> Instance:
     """The same instance serialized in ``layout``: exactly the text a build with ``--layout``
     ``layout`` writes, since the text is a function of the sections and the history alone."""
-    return replace(instance, text=serialize(instance.sections, instance.history, layout))
+    text = serialize(instance.sections, instance.history, layout, field_format_of(instance.text))
+    return replace(instance, text=text)
 
 
 def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Instance:
@@ -89,5 +122,5 @@ def drop_sections(instance: Instance, names: tuple[str, ...] | list[str]) -> Ins
         )
     sections = {k: (None if k in names else v) for k, v in instance.sections.items()}
     history = None if HISTORY in names else instance.history
-    text = serialize(sections, history, layout_of(instance.text))
+    text = serialize(sections, history, layout_of(instance.text), field_format_of(instance.text))
     return replace(instance, sections=sections, history=history, text=text)

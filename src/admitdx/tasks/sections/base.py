@@ -40,6 +40,17 @@ def num(x: float | int | None) -> str:
     return f"{float(x):g}"
 
 
+def stored(x: float | str) -> str:
+    """A number as pandas prints a float column's value: 80 → "80.0", "97.3" → "97.3"."""
+    return repr(float(x))
+
+
+def missing_text(p: SectionOptions) -> str:
+    """How a field that was not recorded reads: "None", or "nan" as the EarlyDx authors' pandas
+    prints a missing value (``field_format`` "pandas")."""
+    return "nan" if p.field_format == "pandas" else "None"
+
+
 def event_time(p: SectionOptions, alias: str) -> str:
     """The timestamp a lab result or radiology report is windowed on (appendix D): when it was
     charted (drawn / performed) or, under storetime semantics, when it became readable."""

@@ -13,6 +13,7 @@ from admitdx.tasks.sections.base import Section, num, require
 from admitdx.tasks.sections.lab_rows import BASELINE_ITEMS
 from admitdx.tasks.sections.lab_rows import TABLE as LAB_ROWS
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_print import column_kinds, pandas_str
 
 ITEMS = BASELINE_ITEMS
 
@@ -21,7 +22,8 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.labevents"):
         return None
     cols = ", ".join(
-        f"{name} := any_value(valuenum) FILTER (WHERE itemid = {item})" for name, item in ITEMS.items()
+        f"{name} := any_value(valuenum) FILTER (WHERE itemid = {i}), {name}_row := bool_or(itemid = {i})"
+        for name, i in ITEMS.items()
     )
     return f"""
         WITH b AS (
@@ -29,13 +31,25 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
             QUALIFY row_number() OVER (PARTITION BY stay_id, itemid
                                        ORDER BY charttime DESC, labevent_id DESC) = 1
         )
-        SELECT stay_id, struct_pack({cols}) AS v FROM b GROUP BY stay_id
+        SELECT stay_id, struct_pack({cols}{_kind(p, src)}) AS v FROM b GROUP BY stay_id
     """
+
+
+def _kind(p: SectionOptions, src: MimicSource) -> str:
+    """``field_format`` "pandas": how pandas prints valuenum ("1.3", a missing one "nan"; the
+    authors take the latest result even without a value)."""
+    if p.field_format != "pandas":
+        return ""
+    return f", kind := '{column_kinds(src, 'hosp.labevents', ('valuenum',))['valuenum']}'"
 
 
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if v is None:
         return None
+    if p.field_format == "pandas":
+        return ", ".join(
+            f"{name} {pandas_str(v[name], v['kind']) if v[name + '_row'] else 'None'}" for name in ITEMS
+        )
     return ", ".join(f"{name} {num(v[name])}" for name in ITEMS)
 
 

@@ -5,7 +5,7 @@ Following the authors' builder: sex from ``patients.gender``, race and admission
 ``admissions``, arrival from ``edstays.arrival_transport``. Age is the age at admission
 (``anchor_age + year(t0) − anchor_year``, MIMIC's documented formula), as their current builder
 (head b79ac61) computes it too; an older commit printed the bare ``anchor_age``, which can be off by
-up to a decade for a patient with many visits.
+up to a decade for a patient with many visits. ``age_format`` "joined" prints "61yo" as they do.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from admitdx.sources.mimic import MimicSource
-from admitdx.tasks.sections.base import Section
+from admitdx.tasks.sections.base import Section, missing_text
 from admitdx.tasks.sections.options import SectionOptions
 
 
@@ -27,9 +27,11 @@ def _sql(p: SectionOptions, src: MimicSource) -> str:
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if v is None:
         return None
-    age = f"{v['age']} yo" if v["age"] is not None else "age None"
-    where = f"From {v['admission_location'] or 'None'}, arrival {v['arrival'] or 'None'}."
-    return f"{v['sex'] or 'None'}, {age}, {v['race'] or 'None'}. {where}"
+    gap = " " if p.age_format == "spaced" else ""
+    age = f"{v['age']}{gap}yo" if v["age"] is not None else "age None"
+    missing = missing_text(p)
+    where = f"From {v['admission_location'] or missing}, arrival {v['arrival'] or missing}."
+    return f"{v['sex'] or missing}, {age}, {v['race'] or missing}. {where}"
 
 
 SECTION = Section("demographics", "Demographics", _sql, _render)

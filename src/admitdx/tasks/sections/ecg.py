@@ -6,7 +6,8 @@ Rendered as the ``report_0`` … ``report_17`` statements, then heart rate and t
 intervals derived from the fiducial points: HR = 60000 / RR, PR = QRS onset − P onset, QRS = QRS
 end − QRS onset, QT = T end − QRS onset (ms). MIMIC-IV-ECG writes 29999 for a fiducial point the
 machine could not place; such values, and a PR that is missing, non-positive or meaningless
-because the statements mention atrial fibrillation, are shown as n/a.
+because the statements mention atrial fibrillation, are shown as n/a. ``field_format`` "pandas"
+prints the EarlyDx authors' line instead (``_as_pandas``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_print import column_kinds, is_missing, kinds_sql, pandas_str
 
 TABLE = "ecg.machine_measurements"
 MISSING_SENTINEL = 29999
@@ -36,6 +38,10 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if p.ecg_lookback_hours is not None:
         micros = round(p.ecg_lookback_hours * 3.6e9)
         lookback = f"AND CAST(m.ecg_time AS TIMESTAMP) >= c.ed_intime - to_microseconds({micros})"
+    if p.field_format == "pandas":  # how pandas prints each fiducial column, for their intervals
+        points += (
+            f", kinds := {kinds_sql(column_kinds(src, TABLE, tuple(c for c in _POINTS if c in columns)))}"
+        )
     return f"""
         SELECT c.stay_id, struct_pack(statements := {statements}, {points}) AS v
         FROM cohort c JOIN {TABLE} m ON m.subject_id = c.subject_id
@@ -56,6 +62,8 @@ def _interval(a: float | None, b: float | None) -> str:
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if v is None:
         return None
+    if p.field_format == "pandas":
+        return _as_pandas(v)
     statements = [s.strip() for s in v["statements"] if s and s.strip()]
     text = "; ".join(statements)
     rr, p_on, q_on, q_end, t_end = (_point(v, n) for n in _POINTS)
@@ -66,6 +74,34 @@ def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     return (
         f"{text or 'no statements'} | HR{hr} PR{pr} QRS{_interval(q_on, q_end)} QT{_interval(q_on, t_end)}ms"
     )
+
+
+def _as_pandas(v: dict[str, Any]) -> str:
+    """The EarlyDx authors' ECG line: statements as written, HR = round(60000 / RR), intervals as the
+    difference of two columns prints (int64 "107", float64 "107.0", a gap "nan"), no 29999 sentinel,
+    PR "n/a" for "trial fib", a gap or PR <= 0, and "?" everywhere when RR is missing or 0 (their
+    ``try``/``except`` around ``round(60000 / rr)``)."""
+    text = "; ".join(s for s in v["statements"] if not is_missing(s))
+    kinds = v.get("kinds") or {}
+    if not v["rr_interval"]:
+        return f"{text} | HR? PR? QRS? QT?ms"
+
+    def diff(a: str, b: str) -> float | None:
+        return None if v[a] is None or v[b] is None else v[b] - v[a]
+
+    def shown(x: float | None, a: str, b: str) -> str:
+        both_int = kinds.get(a) == "int" and kinds.get(b) == "int"
+        return pandas_str(x, "int" if both_int else "float")
+
+    pr = diff("p_onset", "qrs_onset")
+    pr_text = (
+        "n/a" if "trial fib" in text.lower() or pr is None or pr <= 0 else shown(pr, "p_onset", "qrs_onset")
+    )
+    qrs, qt = (
+        shown(diff("qrs_onset", "qrs_end"), "qrs_onset", "qrs_end"),
+        shown(diff("qrs_onset", "t_end"), "qrs_onset", "t_end"),
+    )
+    return f"{text} | HR{round(60000 / v['rr_interval'])} PR{pr_text} QRS{qrs} QT{qt}ms"
 
 
 SECTION = Section("ecg", "ECG", _sql, _render)

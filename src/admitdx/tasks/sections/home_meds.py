@@ -5,7 +5,9 @@ Which 12, and in what order, the paper does not say. ``home_meds_order`` "alphab
 sorts the names, so the cap keeps the same names however the reconciliation was entered;
 "source" keeps them in the order ``ed.medrecon`` first lists them, as the authors' builder does
 (``name.dropna().unique()[:12]``) — a medication reconciled early can then push a later one past
-the cap. Either way the charttime filter stays: the authors apply none, §3.2 asks for one.
+the cap. The charttime filter (§3.2) stays unless ``home_meds_cutoff`` is False (the authors apply
+none); ``home_meds_more`` False leaves out the count of names past the cap, as they do, and
+``field_format`` "pandas" keeps a name as medrecon spells it, untrimmed.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     source = p.home_meds_order == "source"
     table = numbered("ed.medrecon") if source else "ed.medrecon"
     first = f"min(m.{SOURCE_ROW})" if source else "NULL"
+    # field_format "pandas" keeps a name as medrecon spells it ("*iron liquid " with its space)
+    name = "m.name" if p.field_format == "pandas" else "trim(m.name)"
+    cutoff = (
+        "coalesce(CAST(m.charttime AS TIMESTAMP), c.ed_intime) <= c.cutoff" if p.home_meds_cutoff else "TRUE"
+    )
     return f"""
         WITH names AS (
-            SELECT c.stay_id, trim(m.name) AS name, {first} AS first_row
+            SELECT c.stay_id, {name} AS name, {first} AS first_row
             FROM cohort c JOIN {table} m ON m.stay_id = c.stay_id
-            WHERE coalesce(CAST(m.charttime AS TIMESTAMP), c.ed_intime) <= c.cutoff
-              AND nullif(trim(m.name), '') IS NOT NULL
-            GROUP BY c.stay_id, trim(m.name)
+            WHERE {cutoff} AND nullif(trim(m.name), '') IS NOT NULL
+            GROUP BY c.stay_id, {name}
         )
         SELECT stay_id,
                struct_pack(n := count(*),
@@ -43,7 +49,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if not v or not v["names"]:
         return None
-    more = f" (+{v['n'] - len(v['names'])} more)" if v["n"] > len(v["names"]) else ""
+    more = f" (+{v['n'] - len(v['names'])} more)" if v["n"] > len(v["names"]) and p.home_meds_more else ""
     return "; ".join(v["names"]) + more
 
 

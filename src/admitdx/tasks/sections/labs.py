@@ -20,6 +20,7 @@ window that has a value — abnormal results (MIMIC ``flag``) first, each ``labe
 reading them); cut at ``lab_char_budget`` characters at a result boundary, never mid-result, the
 header giving how many were shown. Units and ranges make each result longer than the authors'
 ``label value*``, so the default 700-character budget shows fewer results than theirs (~20 vs ~45).
+``lab_format`` "authors" prints their line instead (:mod:`.authors_labs`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from admitdx.sources.mimic import MimicSource
+from admitdx.tasks.sections.authors_labs import authors_render, authors_sql
 from admitdx.tasks.sections.base import Section, num, require
 from admitdx.tasks.sections.lab_rows import SCOPE_COLUMN
 from admitdx.tasks.sections.lab_rows import TABLE as LAB_ROWS
@@ -42,6 +44,8 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         else "CAST(f.itemid AS VARCHAR)"
     )
     join_items = "LEFT JOIN hosp.d_labitems d ON d.itemid = f.itemid" if src.has("hosp.d_labitems") else ""
+    if p.lab_format == "authors":
+        return authors_sql(p, src, label, join_items)
     return f"""
         WITH w AS (
             SELECT * FROM {LAB_ROWS} WHERE {SCOPE_COLUMN[p.lab_scope]}
@@ -70,7 +74,9 @@ def format_result(r: dict[str, Any]) -> str:
     return text
 
 
-def _render(v: list[dict[str, Any]] | None, p: SectionOptions) -> str | None:
+def _render(v: Any, p: SectionOptions) -> str | None:
+    if p.lab_format == "authors":
+        return authors_render(v, p)
     if not v:
         return None
     shown: list[str] = []

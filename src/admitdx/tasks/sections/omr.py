@@ -12,9 +12,13 @@ order ``hosp.omr`` lists them, which is what the authors' builder intends: it so
 rows by chartdate alone and takes the last (``sort_values('chartdate').iloc[-1]``). pandas' default
 sort is not stable, so their own pick among same-day rows can change with the row count and the
 machine; "source" is the stable reading of it. The MIMIC files are not sorted by seq_num, so the
-two choices can differ (pinned in tests/test_earlydx_authors_choices.py). One difference stays under
-both: the authors prefer "Weight (Lbs)" to a later "Weight" whatever the dates, where this section
-takes the later of the two spellings (the demo has only the first).
+two choices can differ (pinned in tests/test_earlydx_authors_choices.py). "pandas" repeats their
+sort itself (:mod:`.pandas_order`) over all the patient's rows in file order, every result name
+included since they are sorted together: on the real demo it differs from "source" on 3 encounters.
+
+Two spellings of one kind: by default the later value counts; ``omr_spelling`` "listed" takes
+"Weight (Lbs)" whenever the patient has one, before "Weight", whatever the dates, as the authors do
+(their ``lo('Weight (Lbs)', 'Weight')``), and likewise for height and BMI.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_order import pandas_order
+from admitdx.tasks.sections.pandas_print import column_kinds, pandas_str
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 #: kind -> (label shown, {result_name: unit})
@@ -46,6 +52,9 @@ def _kind_case() -> str:
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.omr"):
         return None
+    kind = _kind(p, src)
+    if p.omr_same_day == "pandas":
+        return _every_row_sql(kind)
     source = p.omr_same_day == "source"
     table = numbered("hosp.omr") if source else "hosp.omr"
     same_day = f"{SOURCE_ROW} DESC" if source else "seq_num DESC, name, value"
@@ -58,11 +67,58 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         ), latest AS (
             SELECT * FROM o WHERE kind IS NOT NULL
             QUALIFY row_number() OVER (PARTITION BY stay_id, kind
-                                       ORDER BY d DESC, {same_day}) = 1
+                                       ORDER BY {_spelling(p)}d DESC, {same_day}) = 1
         )
-        SELECT stay_id, struct_pack({_per_kind()}) AS v
+        SELECT stay_id, struct_pack({_per_kind()}{kind}) AS v
         FROM latest GROUP BY stay_id
     """
+
+
+def _spelling(p: SectionOptions) -> str:
+    """``omr_spelling`` "listed": a kind's first-listed result name before the other, any date."""
+    if p.omr_spelling == "latest":
+        return ""
+    firsts = ", ".join(repr(next(iter(names))) for _, names in KINDS.values())
+    return f"name NOT IN ({firsts}), "
+
+
+def _kind(p: SectionOptions, src: MimicSource) -> str:
+    """``field_format`` "pandas": how pandas prints result_value (as written, since blood pressures
+    are text), as a struct field for the renderer."""
+    if p.field_format != "pandas":
+        return ""
+    return f", kind := '{column_kinds(src, 'hosp.omr', ('result_value',))['result_value']}'"
+
+
+def _every_row_sql(kind: str) -> str:
+    """The patient's rows by the cutoff day, every result name, in ``hosp.omr`` order: the array
+    the authors' ``sort_values('chartdate')`` sorts (``omr_same_day`` "pandas")."""
+    return f"""
+        SELECT c.stay_id,
+               struct_pack(rows := list(struct_pack(name := o.result_name,
+                                                    value := CAST(o.result_value AS VARCHAR),
+                                                    d := CAST(o.chartdate AS DATE))
+                                        ORDER BY o.{SOURCE_ROW}){kind}) AS v
+        FROM cohort c JOIN {numbered("hosp.omr")} o ON o.subject_id = c.subject_id
+        WHERE CAST(o.chartdate AS DATE) <= CAST(c.cutoff AS DATE)
+        GROUP BY c.stay_id
+    """
+
+
+def _pandas_pick(rows: list[dict[str, Any]], p: SectionOptions) -> dict[str, Any]:
+    """Per kind, the last row of its name(s) after pandas' unstable sort by chartdate."""
+    ordered = [rows[i] for i in pandas_order([r["d"] for r in rows])]
+    picked: dict[str, Any] = {}
+    for kind, (_, names) in KINDS.items():
+        groups = [[n] for n in names] if p.omr_spelling == "listed" else [list(names)]
+        for group in groups:
+            hits = [r for r in ordered if r["name"] in group]
+            if hits:
+                picked[kind] = hits[-1]
+                break
+        else:
+            picked[kind] = None
+    return picked
 
 
 def _per_kind() -> str:
@@ -71,9 +127,16 @@ def _per_kind() -> str:
     )
 
 
-def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
+def _render(v: Any, p: SectionOptions) -> str | None:
     if not v:
         return None
+    if p.omr_same_day == "pandas":
+        v = {**_pandas_pick(v["rows"], p), "kind": v.get("kind")}
+    if p.field_format == "pandas":  # their "BP 153/60, Wt 253.7, Ht None, BMI 34.9": no units
+        return ", ".join(
+            f"{label} {pandas_str(v[kind]['value'], v['kind']) if v[kind] else 'None'}"
+            for kind, (label, _) in KINDS.items()
+        )
     parts = []
     for kind, (label, units) in KINDS.items():
         if v[kind] is not None:

@@ -35,6 +35,19 @@ class SectionOptions:
     # Where the paper gives no rule: admitdx's explicit order, or "source", the order the source
     # table lists the rows, as the EarlyDx authors' builder keeps it (see sections/source_order.py).
     home_meds_order: Literal["alphabetical", "source"] = "alphabetical"
-    omr_same_day: Literal["seq_num", "source"] = "seq_num"
+    omr_same_day: Literal["seq_num", "source", "pandas"] = "seq_num"
     echo_rows: Literal["latest_study", "source"] = "latest_study"
     prior_dx_order: Literal["recent_first", "source"] = "recent_first"
+    # The EarlyDx authors' builder's text, rule by rule (EarlyDx ``--reproduce authors``; the
+    # defaults are admitdx's, each departure is a row of the EarlyDx README's table).
+    age_format: Literal["spaced", "joined"] = "spaced"
+    field_format: Literal["admitdx", "pandas"] = "admitdx"
+    ed_arrival_cutoff: bool = True
+    home_meds_cutoff: bool = True
+    home_meds_more: bool = True
+    single_reading: Literal["once", "twice"] = "once"
+    lab_format: Literal["admitdx", "authors"] = "admitdx"
+    valueless_labs: Literal["drop", "question-mark"] = "drop"
+    omr_spelling: Literal["latest", "listed"] = "latest"
+    echo_none: Literal["keep", "missing"] = "keep"
+    dedupe: Literal["casefold", "exact"] = "casefold"

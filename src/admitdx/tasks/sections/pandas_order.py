@@ -1,0 +1,42 @@
+"""The row order pandas' ``DataFrame.sort_values(column)`` gives, for reproducing the EarlyDx authors.
+
+Their builder picks "the last OMR row" and orders lab results after ``sort_values`` with pandas'
+default ``kind="quicksort"``, which is not stable: among rows with equal keys (same-day OMR values,
+lab results charted at the same minute, every abnormal result) the order is what numpy's introsort
+leaves, neither file order nor any column's. Arrays of up to 16 rows are insertion-sorted (stable);
+longer ones are partitioned, so the pick depends on how many rows the patient has and in which order
+the file lists them.
+
+:func:`pandas_order` makes the same library call on the same values in the same row order: pandas'
+``nargsort`` (``pandas/core/sorting.py``) reduced to what a single datetime or boolean column takes —
+missing keys set aside and put last, the rest ``np.argsort(kind="quicksort")``, a descending sort
+done by reversing before and after. Checked equal to pandas 3.1.1 / numpy 2.4.6 on the real demo
+(``tests/test_earlydx_byte_reproduction.py``); another numpy may sort ties differently, as it would
+for the authors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def pandas_order(keys: Sequence[Any], *, ascending: bool = True) -> list[int]:
+    """Positions of ``keys`` (datetimes, dates or booleans; None missing) in sort_values' order."""
+    if not keys:
+        return []
+    missing = np.array([k is None for k in keys])
+    present = [k for k in keys if k is not None]
+    if present and isinstance(present[0], bool):
+        values = np.array(present, dtype=bool)
+    else:
+        values = np.array(present, dtype="datetime64[us]")
+    idx = np.arange(len(keys))[~missing]
+    if not ascending:
+        values, idx = values[::-1], idx[::-1]
+    order = idx[values.argsort(kind="quicksort")]
+    if not ascending:
+        order = order[::-1]
+    return [int(i) for i in order] + [int(i) for i in np.nonzero(missing)[0]]
