@@ -57,7 +57,9 @@ def dry_run(study: Study, steps: Steps) -> list[Estimate]:
     return rows
 
 
-def _estimate(run: TaskRun, choice: SystemChoice, dataset: Path, out: Path, allow_hosts: list[Any]) -> Estimate:
+def _estimate(
+    run: TaskRun, choice: SystemChoice, dataset: Path, out: Path, allow_hosts: list[Any]
+) -> Estimate:
     task, train, test, _ = split_dataset(dataset, run.score.split, "train", None)
     done = _done_ids(out / PREDICTIONS_FILE)
     todo = [i for i in test if i.id not in done]

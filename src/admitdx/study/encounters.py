@@ -18,22 +18,28 @@ from admitdx.matching.runner import load_matches
 Encounter = dict[str, Any]
 
 
-def encounters(dataset: Path, results: dict[str, Any], run_dir: Path, split: str = "test") -> list[Encounter]:
+def encounters(dataset: Path, results: dict[str, Any], split: str = "test") -> list[Encounter]:
     """One record per evaluated encounter of ``results`` (a score run of ``dataset``), in order."""
-    del run_dir  # the browser is written there; its data comes from the dataset and the predictions
     instances = load_instances(dataset, split=split)
-    matcher = results.get("matcher")
+    matcher = results["params"].get("matcher")
     systems: dict[str, tuple[dict[str, Prediction], dict[str, list[list[int]]]]] = {}
     for s in results["systems"]:
         directory = Path(s["predictions_dir"])
         predictions = {p.instance_id: p for p in load_predictions(directory)}
-        pairs = {m.instance_id: [list(p) for p in m.pairs] for m in load_matches(directory, matcher)} if matcher else {}
+        pairs = (
+            {m.instance_id: [list(p) for p in m.pairs] for m in load_matches(directory, matcher)}
+            if matcher
+            else {}
+        )
         systems[s["name"]] = (predictions, pairs)
     return [_encounter(inst, systems, matched=bool(matcher)) for inst in instances]
 
 
 def _encounter(
-    inst: Instance, systems: dict[str, tuple[dict[str, Prediction], dict[str, list[list[int]]]]], *, matched: bool
+    inst: Instance,
+    systems: dict[str, tuple[dict[str, Prediction], dict[str, list[list[int]]]]],
+    *,
+    matched: bool,
 ) -> Encounter:
     gold = [
         {"text": r.text, "code": r.code, "evidence_class": r.evidence_class, "explicit": r.explicit}

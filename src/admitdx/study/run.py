@@ -18,14 +18,16 @@ from typing import Any
 
 from admitdx.auditing.dataset import audit_dataset
 from admitdx.auditing.rules import RuleAuditor
-from admitdx.contracts import load_instances
-from admitdx.demo.steps import Steps, llm_subset, predict_all, score_and_report
+from admitdx.demo.steps import Steps, llm_subset
 from admitdx.matching import create_matcher
 from admitdx.matching.runner import run_matcher
 from admitdx.report.browser import write_browser
+from admitdx.report.html import write_report
+from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.runs import exclusive
+from admitdx.scoring.run import score_run
 from admitdx.study.encounters import encounters
-from admitdx.study.leaderboard_files import write_leaderboard
+from admitdx.study.leaderboard import write_leaderboard
 from admitdx.study.spec import Study, TaskRun
 from admitdx.systems.runner import run_predictions
 
@@ -69,8 +71,12 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any]) -> T
     dirs = []
     for choice in run.systems:
         with steps.step(f"{run.name}: predict {choice.name}"):
-            done = run_predictions(dataset, choice, out / "predictions" / choice.name, allow_hosts=allow_hosts)
-            steps.say(f"   {done.predicted} predicted now, {done.resumed} earlier, {done.parse_errors} unparseable")
+            done = run_predictions(
+                dataset, choice, out / "predictions" / choice.name, allow_hosts=allow_hosts
+            )
+            steps.say(
+                f"   {done.predicted} predicted now, {done.resumed} earlier, {done.parse_errors} unparseable"
+            )
             dirs.append(done.out_dir)
     matcher = run.matcher or run.spec.matcher
     if run.spec.needs_matcher and matcher:
@@ -84,8 +90,10 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any]) -> T
     params = replace(run.score, matcher=matcher if run.spec.needs_matcher else None)
     with steps.step(f"{run.name}: score and report"):
         report_dir = out / REPORT_DIR
-        results, _ = score_and_report(dataset, dirs, report_dir, params)
-        write_browser(report_dir, results, encounters(dataset, results, report_dir, params.split))
+        results = score_run(dataset, dirs, report_dir, params)
+        write_table(results, report_dir / TABLE_FILE)
+        write_browser(report_dir, results, encounters(dataset, results, params.split))
+        write_report(report_dir)  # after the browser, so that the report links to it
     return TaskResult(run, report_dir, results)
 
 
@@ -93,8 +101,3 @@ def run_study(study: Study, steps: Steps) -> Path:
     """Every task in the study's order, then the leaderboard; returns leaderboard.html's path."""
     done = [run_task(t, study.out / t.name, steps, study.config.allow_hosts) for t in study.tasks]
     return write_leaderboard(study, [(r.run.name, r.report_dir, r.results) for r in done])
-
-
-def dataset_instances(dataset: Path, split: str) -> int:
-    """How many instances of ``split`` a dataset holds (the dry run's first column)."""
-    return len(load_instances(dataset, split=split))
