@@ -34,6 +34,7 @@ class Published:
     metric: str
     value: float
     printed: str
+    unit: str  # how the paper prints it: "%" or "fraction"
     source: str
     data: str
     quote: str
@@ -59,6 +60,7 @@ def load_published(path: Path = PUBLISHED_FILE) -> list[Published]:
                 metric=r["metric"],
                 value=float(r["value"]),
                 printed=r["printed"],
+                unit=r["unit"],
                 source=r["source"],
                 data=r["data"],
                 quote=r["quote"],
