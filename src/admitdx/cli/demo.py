@@ -57,10 +57,12 @@ def demo(
     )
     console = Console(stderr=True)
     try:
-        run_demo(params, console)
+        leaderboard = run_demo(params, console)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: rerun `admitdx demo` with the same options to continue")
         raise typer.Exit(130) from None
+    console.print("\n[bold green]Leaderboard[/] (every report and its encounter browser are linked from it):")
+    typer.echo(leaderboard.resolve())
 
 
 def register(app: typer.Typer) -> None:

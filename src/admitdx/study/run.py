@@ -18,16 +18,11 @@ from typing import Any
 
 from admitdx.auditing.dataset import audit_dataset
 from admitdx.auditing.rules import RuleAuditor
-from admitdx.demo.steps import Steps, llm_subset
+from admitdx.demo.steps import Steps, llm_subset, score_and_report
 from admitdx.matching import create_matcher
 from admitdx.matching.runner import run_matcher
-from admitdx.report.browser import write_browser
-from admitdx.report.html import write_report
-from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.runs import exclusive
-from admitdx.scoring.run import score_run
-from admitdx.study.encounters import encounters
-from admitdx.study.leaderboard import write_leaderboard
+from admitdx.study.leaderboard import Scored, write_leaderboard
 from admitdx.study.spec import Study, TaskRun
 from admitdx.systems.runner import run_predictions
 
@@ -90,14 +85,12 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any]) -> T
     params = replace(run.score, matcher=matcher if run.spec.needs_matcher else None)
     with steps.step(f"{run.name}: score and report"):
         report_dir = out / REPORT_DIR
-        results = score_run(dataset, dirs, report_dir, params)
-        write_table(results, report_dir / TABLE_FILE)
-        write_browser(report_dir, results, encounters(dataset, results, params.split))
-        write_report(report_dir)  # after the browser, so that the report links to it
+        results, _ = score_and_report(dataset, dirs, report_dir, params)
     return TaskResult(run, report_dir, results)
 
 
 def run_study(study: Study, steps: Steps) -> Path:
     """Every task in the study's order, then the leaderboard; returns leaderboard.html's path."""
     done = [run_task(t, study.out / t.name, steps, study.config.allow_hosts) for t in study.tasks]
-    return write_leaderboard(study, [(r.run.name, r.report_dir, r.results) for r in done])
+    scored = [Scored(r.run.name, r.run.spec.name, r.run.params, r.report_dir, r.results) for r in done]
+    return write_leaderboard(study.out, study.path.stem, scored, study.system_names)
