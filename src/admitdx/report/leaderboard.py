@@ -85,7 +85,7 @@ def build_leaderboard(title: str, systems: list[str], runs: list[TaskRun]) -> di
             ]
             columns.append({
                 "task": run.name, "suite": run.results["suite"], "metric": key, "label": label,
-                "report": run.report, "browser": run.browser, "subset": run.results.get("subset"),
+                "report": run.report, "browser": run.browser, "subset": _subset(run.results),
                 "cells": [cells.get(name) for name in systems], "published": published,
             })  # fmt: skip
     return {
@@ -94,6 +94,12 @@ def build_leaderboard(title: str, systems: list[str], runs: list[TaskRun]) -> di
         "columns": columns,
         "published_note": NOT_COMPARABLE,
     }
+
+
+def _subset(results: dict[str, Any]) -> str | None:
+    """A run on a cut of its dataset says so in its header (without the dataset's path, so that a
+    study moved elsewhere writes the same leaderboard)."""
+    return f"a subset: {results['n_instances']} scored test instances" if results.get("subset") else None
 
 
 def _cell(system: dict[str, Any], key: str) -> dict[str, Any] | None:
