@@ -56,9 +56,11 @@ def _print_estimates(rows: list) -> None:  # type: ignore[type-arg]
     for r in rows:
         table.add_row(r.task, r.system, str(r.instances), str(r.done), str(r.calls), str(r.cache_hits),
                       f"{r.prompt_tokens:,}", r.tokens_by or "—")  # fmt: skip
-    Console().print(table)
+    console = Console()
+    console = Console(file=console.file, width=max(console.width, 140), force_terminal=console.is_terminal)
+    console.print(table)
     total = sum(r.calls for r in rows)
-    Console().print(f"{total} model call(s) to make, ≈{sum(r.prompt_tokens for r in rows):,} prompt tokens")
+    console.print(f"{total} model call(s) to make, ≈{sum(r.prompt_tokens for r in rows):,} prompt tokens")
 
 
 def register(app: typer.Typer) -> None:

@@ -86,6 +86,11 @@ def load_study(path: Path) -> Study:
     config = parse_config(data, where)
     base = path.resolve().parent
     roots = {str(k): base / str(v) for k, v in _mapping(data.get("data") or {}, where, "data").items()}
+    for name, root in roots.items():
+        if not root.is_dir():
+            raise UsageError(
+                f"{where}: data.{name}: {root} is not a directory", hint="the folder with hosp/ and ed/"
+            )
     score = _mapping(data.get("score") or {}, where, "score")
     tasks = _mapping(data.get("tasks"), where, "tasks")
     if not tasks:
