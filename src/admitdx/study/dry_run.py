@@ -24,8 +24,10 @@ from admitdx.jsonl import read_jsonl
 from admitdx.llm.cache import cache_key
 from admitdx.study.run import prepare_dataset
 from admitdx.study.spec import Study, TaskRun
+from admitdx.systems import registered
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import training_view
+from admitdx.systems.llm import LLMPredictor
 from admitdx.systems.runner import TRAIN_LABELS_OPTION, build_system, split_dataset, system_view
 
 #: The stated rule where no tokenizer is at hand: about four characters a token, OpenAI's rule of
@@ -64,7 +66,7 @@ def _estimate(
     done = _done_ids(out / PREDICTIONS_FILE)
     todo = [i for i in test if i.id not in done]
     base = Estimate(run.name, choice.name, len(test), len(test) - len(todo), 0, 0, 0, "")
-    if choice.kind not in ("llm", "llm-codes") or not todo:
+    if not _prompted(choice.kind) or not todo:
         return base
     system = build_system(choice, allow_hosts, task)  # starts no server: that happens in predict()
     system.fit(training_view(train, str(choice.options.get(TRAIN_LABELS_OPTION, "retained"))))
@@ -79,6 +81,12 @@ def _estimate(
         calls += 1
         tokens += count("\n".join(str(m.get("content", "")) for m in request.messages))
     return Estimate(run.name, choice.name, len(test), base.done, calls, hits, tokens, by)
+
+
+def _prompted(kind: str) -> bool:
+    """Whether a system kind calls a model: it is (a subclass of) the prompted LLM predictor."""
+    factory = registered()[kind].factory
+    return isinstance(factory, type) and issubclass(factory, LLMPredictor)
 
 
 def _done_ids(path: Path) -> set[str]:

@@ -12,7 +12,7 @@ same inputs write the same results.json bytes). Last, the leaderboard over every
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,6 @@ from admitdx.systems.runner import run_predictions
 DATASET_DIR = "dataset"
 REPORT_DIR = "report"
 MEMORY_LIMIT = "3GB"  # DuckDB's cap for a build, as `admitdx build`'s default
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    run: TaskRun
-    report_dir: Path
-    results: dict[str, Any]
 
 
 def prepare_dataset(run: TaskRun, out: Path, steps: Steps) -> Path:
@@ -60,7 +53,7 @@ def prepare_dataset(run: TaskRun, out: Path, steps: Steps) -> Path:
     return dataset
 
 
-def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any]) -> TaskResult:
+def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any]) -> Scored:
     """Build, predict, match, score and report one task under ``out``."""
     dataset = prepare_dataset(run, out, steps)
     dirs = []
@@ -86,11 +79,10 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any]) -> T
     with steps.step(f"{run.name}: score and report"):
         report_dir = out / REPORT_DIR
         results, _ = score_and_report(dataset, dirs, report_dir, params)
-    return TaskResult(run, report_dir, results)
+    return Scored(run.name, run.spec.name, run.params, report_dir, results)
 
 
 def run_study(study: Study, steps: Steps) -> Path:
     """Every task in the study's order, then the leaderboard; returns leaderboard.html's path."""
-    done = [run_task(t, study.out / t.name, steps, study.config.allow_hosts) for t in study.tasks]
-    scored = [Scored(r.run.name, r.run.spec.name, r.run.params, r.report_dir, r.results) for r in done]
+    scored = [run_task(t, study.out / t.name, steps, study.config.allow_hosts) for t in study.tasks]
     return write_leaderboard(study.out, study.path.stem, scored, study.system_names)
