@@ -98,3 +98,19 @@ def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The killed study runs as its own process: it must import this tree's sources."""
     src = str(Path(__file__).resolve().parents[1] / "src")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
+
+
+def test_the_local_models_prompts_are_counted_with_its_own_vocabulary(local_llm: LocalServer) -> None:
+    """SmolLM2's GGUF vocabulary: a common word is one token, and the count is not the character rule."""
+    from admitdx.study.dry_run import token_counter
+    from admitdx.systems.config import SystemChoice
+    from admitdx.systems.runner import build_system
+    from admitdx.tasks.registry import get_task
+
+    choice = SystemChoice("smollm2", "llm", {"base_url": "local"})
+    system = build_system(choice, [], get_task("er-reason-acuity"))  # starts no server
+    count, by = token_counter(system)
+    assert by == f"tokenizer {local_llm.alias}"
+    assert count("the") == 1
+    text = "Chief complaint: chest pain radiating to the left arm, onset 2 hours ago."
+    assert 10 < count(text) != round(len(text) / CHARS_PER_TOKEN)

@@ -3,8 +3,9 @@
 Per task × system: the instances to predict, how many are already predicted (resumed), the model
 calls still to make — the remaining instances of an LLM system whose request is not already in
 its response cache (the same content key the client looks up) — and the prompt tokens of those
-calls, counted with the model's own tokenizer when a Hugging Face tokenizer for the configured
-model name is available offline, else estimated at ``CHARS_PER_TOKEN`` characters a token.
+calls, counted with the model's own tokenizer where it is at hand (a local model's GGUF
+vocabulary, or a Hugging Face tokenizer of the model name found offline: :func:`token_counter`),
+else estimated at ``CHARS_PER_TOKEN`` characters a token.
 
 The datasets are built (and audited, cut to their subset) first, because the instances are only
 known then; building makes no model call. Matcher calls (an LLM judge) are not estimated: they
@@ -22,6 +23,7 @@ from admitdx.contracts import PREDICTIONS_FILE
 from admitdx.demo.steps import Steps
 from admitdx.jsonl import read_jsonl
 from admitdx.llm.cache import cache_key
+from admitdx.llm.local_server import llama_cpp_available
 from admitdx.study.run import prepare_dataset
 from admitdx.study.spec import Study, TaskRun
 from admitdx.systems import registered
@@ -70,7 +72,7 @@ def _estimate(
         return base
     system = build_system(choice, allow_hosts, task)  # starts no server: that happens in predict()
     system.fit(training_view(train, str(choice.options.get(TRAIN_LABELS_OPTION, "retained"))))
-    count, by = _token_counter(system.client.config.model)
+    count, by = token_counter(system)
     calls = hits = tokens = 0
     for inst in todo:
         request = system.request(system_view(task, inst, oracle=False))
@@ -93,12 +95,22 @@ def _done_ids(path: Path) -> set[str]:
     return {r["instance_id"] for r in read_jsonl(path)} if path.exists() else set()
 
 
-def _token_counter(model: str) -> tuple[Callable[[str], int], str]:
-    """The model's tokenizer if one can be loaded without the network, else the character rule."""
+def token_counter(system: LLMPredictor) -> tuple[Callable[[str], int], str]:
+    """The model's own tokenizer where it is at hand — the GGUF vocabulary of a local model
+    (llama.cpp loads the vocabulary only), or a Hugging Face tokenizer of the model name found
+    without the network — else the stated character rule. Counts the messages' text, not the chat
+    template's few tokens around each message."""
+    local = system.local
+    if local is not None and local.model_path is not None and llama_cpp_available():
+        from llama_cpp import Llama
+
+        vocab = Llama(model_path=str(local.model_path), vocab_only=True, verbose=False)
+        return (lambda text: len(vocab.tokenize(text.encode(), add_bos=False))), f"tokenizer {local.alias}"
+    model = system.client.config.model
     try:
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
     except Exception:  # no transformers, no local copy, or not a Hugging Face name: the stated rule
         return (lambda text: round(len(text) / CHARS_PER_TOKEN)), f"chars/{CHARS_PER_TOKEN:g}"
-    return (lambda text: len(tokenizer.encode(text))), f"tokenizer {model}"
+    return (lambda text: len(tokenizer.encode(text, add_special_tokens=False))), f"tokenizer {model}"
