@@ -139,18 +139,47 @@ def test_a_bad_study_file_names_the_file_and_the_key(
     assert f"{path}: unknown key(s) tasks.earlydx.sett" in " ".join(err.split())
 
 
+def dom(url: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    """The page after its scripts ran, with the browser's console on stderr."""
+    return subprocess.run(
+        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+         "--dump-dom", url],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install -y chromium)")
+def test_the_browser_filters_agree_with_the_scores(
+    study: tuple[Path, dict[str, bytes], Path], tmp_path: Path
+) -> None:
+    """Filtered by system, track and outcome (preset by the link's #fragment), the browser shows the
+    encounters the scores say: those whose supported labels knn-bm25 all found (per_instance.jsonl),
+    and those the majority class got wrong (its accuracy)."""
+    _, _, leaderboard = study
+    ed = leaderboard.parent / "earlydx" / "report"
+    rows = [json.loads(line) for line in (ed / "per_instance.jsonl").read_text().splitlines()]
+    found = sum(1 for r in rows if r["system"] == "knn-bm25" and r["supported.n_ref"] > 0
+                and r["supported.tp"] == r["supported.n_ref"])  # fmt: skip
+    page = (ed / "encounters.html").resolve().as_uri()
+    shown = dom(f"{page}#system=knn-bm25&track=supported&outcome=correct", tmp_path).stdout
+    n = shown.count('<article class="enc"')
+    assert 0 < found < n and f"showing {found} of {n}" in shown
+    er = leaderboard.parent / "er-reason-acuity" / "report"
+    majority = json.loads((er / "results.json").read_text())["systems"][0]
+    total = majority["counts"]["instances"]
+    wrong = total - round(majority["metrics"]["accuracy"]["value"] * total)
+    page = (er / "encounters.html").resolve().as_uri()
+    shown = dom(f"{page}#system=majority&outcome=missed", tmp_path).stdout
+    assert wrong > 0 and f"showing {wrong} of {total}" in shown
+
+
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install -y chromium)")
 @pytest.mark.parametrize("page", ["leaderboard.html", "earlydx/report/encounters.html"])
 def test_pages_open_in_headless_chromium_without_console_errors(
     study: tuple[Path, dict[str, bytes], Path], page: str, tmp_path: Path
 ) -> None:
     _, _, leaderboard = study
-    url = (leaderboard.parent / page).resolve().as_uri()
-    run = subprocess.run(
-        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path}", "--enable-logging=stderr", "--v=0",
-         "--dump-dom", url],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    run = dom((leaderboard.parent / page).resolve().as_uri(), tmp_path)
     console = [line for line in run.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert console == []
     if page == "leaderboard.html":
