@@ -164,7 +164,7 @@ def task_params(spec: TaskSpec, values: dict[str, Any], where: str, key: str) ->
 
 
 def _score_params(values: dict[str, Any], where: str, key: str) -> ScoreParams:
-    known = {f.name for f in dataclasses.fields(ScoreParams)}
+    known = {f.name for f in dataclasses.fields(ScoreParams)} - {"matcher"}  # a task's own `matcher:` key
     named = {k.replace("-", "_"): v for k, v in values.items()}
     unknown = sorted(set(named) - known)
     if unknown:
