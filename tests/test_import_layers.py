@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "scoring": 8,
     "report": 9,
     "demo": 10,
+    "study": 10,  # a study runs the stages (and the demo runs a study)
     "cli": 11,
 }
 

@@ -14,7 +14,7 @@ from rich.markup import escape
 from typer import rich_utils
 
 from admitdx import __version__
-from admitdx.cli import build, data, demo, llm, llm_check, matching, predict, scoring, synth
+from admitdx.cli import build, data, demo, llm, llm_check, matching, predict, scoring, study, synth
 from admitdx.errors import AdmitdxError
 
 # Help and tables are laid out for at least HELP_WIDTH columns when the output is not a terminal
@@ -48,7 +48,7 @@ def _root(
     """admitdx: build → predict → match → score → report."""
 
 
-for _area in (data, synth, build, llm, llm_check, predict, matching, scoring, demo):
+for _area in (data, synth, build, llm, llm_check, predict, matching, scoring, demo, study):
     _area.register(app)
 
 # `admitdx --help` groups the verbs by stage, in the order a study runs them; a new verb must be
@@ -57,7 +57,7 @@ _PANELS = {
     "1 · data and benchmarks": ("data", "tasks", "build", "export", "audit", "rationale"),
     "2 · systems": ("systems", "serve-local", "llm", "predict"),
     "3 · scoring": ("match", "agree", "judge-concepts", "score", "score-mean", "report"),
-    "everything at once": ("demo",),
+    "everything at once": ("study", "demo"),
 }
 _panel_of = {verb: panel for panel, verbs in _PANELS.items() for verb in verbs}
 _order = [verb for verbs in _PANELS.values() for verb in verbs]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from admitdx.demo import DemoParams, run_demo
+from admitdx.demo.params import DemoParams
 
 _defaults = DemoParams()
 
@@ -55,12 +55,16 @@ def demo(
         use_llm=llm,
         other_tasks=other_tasks,
     )
+    from admitdx.demo.run import run_demo  # every stage: not on the import path of --version
+
     console = Console(stderr=True)
     try:
-        run_demo(params, console)
+        leaderboard = run_demo(params, console)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: rerun `admitdx demo` with the same options to continue")
         raise typer.Exit(130) from None
+    console.print("\n[bold green]Leaderboard[/] (every report and its encounter browser are linked from it):")
+    typer.echo(leaderboard.resolve())
 
 
 def register(app: typer.Typer) -> None:

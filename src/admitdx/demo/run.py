@@ -15,11 +15,14 @@ from admitdx.demo.steps import Background, Steps, cpu_seconds
 from admitdx.demo.tasks import TaskOutcome, run_task_demos
 from admitdx.llm.local_server import llama_cpp_available
 from admitdx.report.console import print_headline
+from admitdx.study.leaderboard import Scored, write_leaderboard
 from admitdx.synthetic import generate_synthetic, read_truth_meta
+from admitdx.tasks.earlydx import EarlyDxParams
+from admitdx.tasks.registry import get_task
 
 
 def run_demo(params: DemoParams, console: Console) -> Path:
-    """Run every stage; return the path of EarlyDx's report.html."""
+    """Run every stage; return the path of the leaderboard over every report (leaderboard.html)."""
     started, cpu_at_start = time.perf_counter(), cpu_seconds()
     out = Path(params.out)
     llm = params.use_llm and llama_cpp_available()
@@ -46,11 +49,30 @@ def run_demo(params: DemoParams, console: Console) -> Path:
     else:
         tasks = run_task_demos(mimic, out, params, steps, llm=False) if params.other_tasks else []
     _summary(console, params, ed, tasks)
+    leaderboard = write_leaderboard(out, "admitdx demo (synthetic MIMIC-IV)", _scored(params, ed, tasks))
     console.print(
         f"\nDemo finished in {time.perf_counter() - started:.0f} s wall, "
         f"{cpu_seconds() - cpu_at_start:.0f} CPU-s (this process and the model servers it has stopped)"
     )
-    return ed.report
+    return leaderboard
+
+
+def _scored(params: DemoParams, ed: earlydx.EarlyDxOutcome, tasks: list[TaskOutcome]) -> list[Scored]:
+    """Every report of the demo as a column group of its leaderboard; a local-model subset is its
+    own group (its numbers describe the first test instances only, and its header says so)."""
+    ed_params = EarlyDxParams(test_fraction=params.test_fraction, seed=params.seed)
+    scored = [Scored("EarlyDx", "earlydx", ed_params, ed.report.parent, ed.results)]
+    if ed.subset_report is not None and ed.subset_results is not None:
+        scored.append(
+            Scored("EarlyDx, LLM subset", "earlydx", ed_params, ed.subset_report.parent, ed.subset_results)
+        )
+    for t in tasks:
+        build = get_task(t.demo.task).params(**t.demo.build)
+        scored.append(Scored(t.demo.title, t.demo.task, build, t.report.parent, t.results))
+        if t.subset_report is not None and t.subset_results is not None:
+            scored.append(Scored(f"{t.demo.title}, LLM subset", t.demo.task, build, t.subset_report.parent,
+                                 t.subset_results))  # fmt: skip
+    return scored
 
 
 def _alongside(dataset: Path, mimic: Path, out: Path, params: DemoParams, steps: Steps) -> list[TaskOutcome]:

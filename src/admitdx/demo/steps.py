@@ -16,10 +16,12 @@ from rich.console import Console
 
 from admitdx.contracts import INSTANCES_FILE, load_instances
 from admitdx.jsonl import dumps
+from admitdx.report.browser import write_browser
 from admitdx.report.html import write_report
 from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.runs import write_manifest
 from admitdx.scoring.run import ScoreParams, score_run
+from admitdx.study.encounters import encounters
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
 
@@ -78,9 +80,11 @@ def predict_all(
 def score_and_report(
     dataset: Path, dirs: list[Path], run_dir: Path, params: ScoreParams
 ) -> tuple[dict[str, Any], Path]:
-    """Score the prediction directories into ``run_dir``; (the results, the path of report.html)."""
+    """Score the prediction directories into ``run_dir``; (the results, the path of report.html).
+    The per-encounter browser is written first, so that the report links to it."""
     results = score_run(dataset, dirs, run_dir, params)
     write_table(results, run_dir / TABLE_FILE)
+    write_browser(run_dir, results, encounters(dataset, results, params.split))
     return results, write_report(run_dir)
 
 

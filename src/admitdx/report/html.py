@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from admitdx.errors import UsageError
 from admitdx.metrics.earlydx import RECALL_AT_K
 from admitdx.report import evidence, plots
+from admitdx.report.browser import BROWSER_FILE
 from admitdx.report.figures import figure_plots
 from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TRACK_TITLES, fmt, fmt_ci, shown_metrics
 from admitdx.scoring.run import RESULTS_FILE
@@ -54,7 +55,8 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def render_report(results: dict[str, Any]) -> str:
+def render_report(results: dict[str, Any], browser: str | None = None) -> str:
+    """The page; ``browser``: the href of the run's per-encounter browser, linked when there is one."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style, colour=plots.color_for)
     env.globals.update(
@@ -87,6 +89,7 @@ def render_report(results: dict[str, Any]) -> str:
         else None,
         agreement_rows=_agreement_rows(results.get("agreement") or []),
         agreement_fields=[label for _, label in AGREEMENT_FIELDS],
+        browser=browser,
     )
 
 
@@ -128,5 +131,6 @@ def load_results(run_dir: Path) -> dict[str, Any]:
 def write_report(run_dir: Path) -> Path:
     """Render ``RUN_DIR/report.html`` from ``RUN_DIR/results.json``."""
     out = Path(run_dir) / REPORT_FILE
-    out.write_text(render_report(load_results(run_dir)), encoding="utf-8")
+    browser = BROWSER_FILE if (Path(run_dir) / BROWSER_FILE).exists() else None
+    out.write_text(render_report(load_results(run_dir), browser), encoding="utf-8")
     return out

@@ -75,6 +75,12 @@ def load_config(path: Path | None) -> RunConfig:
             f"{path}: unknown top-level key(s) {', '.join(unknown)}",
             hint=f"known keys: {', '.join(sorted(CONFIG_KEYS))}",
         )
+    return parse_config(data, str(path))
+
+
+def parse_config(data: dict[str, Any], path: str) -> RunConfig:
+    """The ``systems:`` and ``allow_hosts:`` of a mapping read from ``path`` (a config or a study
+    file, which shares these two keys), checked; other keys are the caller's."""
     systems_data = data.get("systems") or {}
     if not isinstance(systems_data, dict):
         raise UsageError(f"{path}: `systems` must map system names to their options")
