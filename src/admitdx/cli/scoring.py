@@ -142,6 +142,13 @@ def score(
             "token edges such as 512,850."
         ),
     ] = clinibench.LENGTH_BINS,
+    macro_interval: Annotated[
+        str,
+        typer.Option(
+            help="CliniBench macro P/R/F1 intervals: bca (corrects the upward lean of small splits) or "
+            "percentile."
+        ),
+    ] = "bca",
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -186,6 +193,7 @@ def score(
         concept_extractor=concept_extractor,
         umls_index=umls_index,
         length_bins=clinibench.parse_length_bins(length_bins),
+        macro_interval=macro_interval,
         jobs=jobs,
     )
     console = Console(stderr=True)

@@ -12,6 +12,10 @@ from admitdx.metrics import bootstrap, clinibench, subgroups
 BOOTSTRAP_UNIVERSES = ("track", "split")
 #: fields of :class:`ScoreParams` that say how a run executes, not what it computes (not recorded)
 EXECUTION_SETTINGS = frozenset({"jobs"})
+#: fields only one suite reads: that suite records them in its own block of results.json, so the
+#: runs of other suites keep their bytes (CliniBench: ``intervals``)
+SUITE_SETTINGS = frozenset({"macro_interval"})
+MACRO_INTERVALS = ("bca", "percentile")
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
 """Fewest patients on a track before a report marks a paired difference as significant.
 
@@ -60,6 +64,9 @@ class ScoreParams:
     #: CliniBench figure 5's input-length bins: "tertiles" of the evaluated notes (the paper names
     #: no edges) or fixed ascending token edges, e.g. (512, 850)
     length_bins: str | tuple[int, ...] = clinibench.LENGTH_BINS
+    #: CliniBench's macro P/R/F1 intervals: "bca" (bias-corrected and accelerated; issue 20) or
+    #: "percentile" (admitdx before issue 20; leans upward on small splits, metrics/bca.py)
+    macro_interval: str = "bca"
     #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
     #: process). Results are byte-identical whatever it is, so it is not recorded
     jobs: int | None = None
@@ -68,7 +75,7 @@ class ScoreParams:
         """The protocol choices as results.json and the manifest record them: every field except the
         execution settings, so that scoring again with another ``jobs`` writes the same bytes (as
         prediction manifests record a model's identity, not its concurrency)."""
-        return {k: v for k, v in asdict(self).items() if k not in EXECUTION_SETTINGS}
+        return {k: v for k, v in asdict(self).items() if k not in EXECUTION_SETTINGS | SUITE_SETTINGS}
 
     def __post_init__(self) -> None:
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
@@ -76,6 +83,11 @@ class ScoreParams:
                 f"bootstrap universe must be one of {', '.join(BOOTSTRAP_UNIVERSES)}, "
                 f"got {self.bootstrap_universe!r}",
                 hint="track: the patients contributing to each track (the authors'); split: every patient",
+            )
+        if self.macro_interval not in MACRO_INTERVALS:
+            raise UsageError(
+                f"macro interval must be one of {', '.join(MACRO_INTERVALS)}, got {self.macro_interval!r}",
+                hint="bca: corrected for the upward lean of macro replicates; percentile: the plain one",
             )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")
