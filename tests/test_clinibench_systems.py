@@ -59,14 +59,6 @@ def test_knn_votes_by_title_on_a_matched_task() -> None:
     assert [(it.text, it.code) for it in items] == [("title I10", None)]
 
 
-@pytest.fixture(scope="module")
-def hosp10(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("cb") / "hosp-icd10"
-    _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out), "--module", "hosp",
-            "--icd-version", "10")  # fmt: skip
-    return out
-
-
 def _average_precision(gold: list[str], ranking: list[str]) -> float:
     hits, total = 0, 0.0
     for k, code in enumerate(ranking, start=1):

@@ -30,15 +30,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate_release(tmp_path_factory.mktemp("sft-release") / "er-reason", encounters=40, seed=3)
 
 
-@pytest.fixture(scope="module")
-def clinibench(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("sft-cb") / "hosp-icd10"
-    args = ["build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out), "--module", "hosp"]
-    result = RUNNER.invoke(app, [*args, "--icd-version", "10"])
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def _export(dataset: Path, out: Path, *args: str) -> list[dict]:
     result = RUNNER.invoke(app, ["export", "sft", "--dataset", str(dataset), "--out", str(out), *args])
     assert result.exit_code == 0, result.output
@@ -96,22 +87,22 @@ def test_every_er_reason_task_exports_its_own_prompt_and_answer(
 
 
 def test_clinibench_exports_the_appendix_a1_prompt_and_its_category_titles(
-    clinibench: Path, tmp_path: Path
+    hosp10: Path, tmp_path: Path
 ) -> None:
-    rows = _export(clinibench, tmp_path / "sft")
-    _check_rows(clinibench, rows, lambda inst: [r.text for r in inst.references][:20])
+    rows = _export(hosp10, tmp_path / "sft")
+    _check_rows(hosp10, rows, lambda inst: [r.text for r in inst.references][:20])
     user = rows[0]["messages"][0]
     assert user["role"] == "user" and user["content"].startswith("You are a medical professional.")
     assert "emergency physician" not in json.dumps(rows)  # not EarlyDx's prompt
     # a system prompt of one's own goes first, before the template's user turn
     own = tmp_path / "system.txt"
     own.write_text("Code the admission.", encoding="utf-8")
-    first = _export(clinibench, tmp_path / "sft-own", "--system-prompt", str(own))[0]["messages"]
+    first = _export(hosp10, tmp_path / "sft-own", "--system-prompt", str(own))[0]["messages"]
     assert first[0] == {"role": "system", "content": "Code the admission."} and first[1] == user
 
 
-def test_what_cannot_be_exported_stops_with_exit_2(clinibench: Path, release: Path, tmp_path: Path) -> None:
-    refused = RUNNER.invoke(app, ["export", "sft", "--dataset", str(clinibench), "--out", str(tmp_path / "a"),
+def test_what_cannot_be_exported_stops_with_exit_2(hosp10: Path, release: Path, tmp_path: Path) -> None:
+    refused = RUNNER.invoke(app, ["export", "sft", "--dataset", str(hosp10), "--out", str(tmp_path / "a"),
                                   "--answer-format", "lines"])  # fmt: skip
     assert isinstance(refused.exception, UsageError) and "EarlyDx's direct format" in str(refused.exception)
     acuity = tmp_path / "acuity"
@@ -126,7 +117,7 @@ def test_what_cannot_be_exported_stops_with_exit_2(clinibench: Path, release: Pa
     rationales.write_text(json.dumps({"instance_id": "nobody", "reasoning": "r"}) + "\n", encoding="utf-8")
     out = tmp_path / "c"
     cmd = [sys.executable, "-c", "from admitdx.cli import main; main()", "export", "sft", "--dataset",
-           str(clinibench), "--out", str(out), "--rationales", str(rationales)]  # fmt: skip
+           str(hosp10), "--out", str(out), "--rationales", str(rationales)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     assert done.returncode == 2, done.stderr
     assert "nothing to export" in done.stderr and "skipped_no_rationale" in done.stderr
