@@ -22,7 +22,10 @@ methods, as in the paper:
   description sharing no indexed word with any description is discarded (the paper: 14.2 %);
 * ``embedding`` — the exact step, then the nearest description by the sentence-embedding model
   (``admitdx.retrieval`` dense; MiniLM by default, the paper's is NeuML PubMedBERT): always maps.
-  Over the whole dictionary its first fit embeds ~100k descriptions (minutes on a CPU; cached).
+  Over the whole ICD-10-CM dictionary its first fit embeds ~97k wordings: MiniLM took 61 s per
+  2,000 on the shared 2-core machine (~50 min in all; seconds on a GPU); the vectors are cached by
+  content (``admitdx.embeddings``), so later fits are fast. On a CPU, ``mapping: bm25`` (~5 s to
+  index) or ``mapping_targets: train`` avoid the wait.
 
 :attr:`CodeMapper.stats` counts mapped and discarded descriptions, so the discarded share is
 reported per run (the predictions manifest's ``fit`` summary).
