@@ -125,7 +125,9 @@ def test_predict_then_score_gives_the_clinibench_suite(hosp10: Path, tmp_path: P
     with (figures / "answers.csv").open(newline="") as f:
         rates = {r["system"]: float(r["value"]) for r in csv.DictReader(f)}
     assert rates == {s["name"]: s["clinibench"]["answers"]["valid_rate"] for s in results["systems"]}
-    assert "Micro F1 by input length" in (out / "table.md").read_text(encoding="utf-8")
+    table = (out / "table.md").read_text(encoding="utf-8")
+    bins_block = table.split("## Micro F1 by input length")[1].split("\n## ")[0]
+    assert bins_block.count(" [") == 3 * len(results["systems"])  # every bin cell has its interval
     assert "## Answers (appendix A.3)" in (out / "table.md").read_text(encoding="utf-8")
     assert "codes / answer" in html
 
