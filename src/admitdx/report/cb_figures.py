@@ -84,7 +84,7 @@ def length_bins(results: dict[str, Any]) -> plots.Plot:
         ]
     n = [b["n"] for b in systems[0]["clinibench"]["length_bins"]] if systems else [0] * len(labels)
     ax.set_xticks(x, [f"{label}\nn={k}" for label, k in zip(labels, n, strict=True)])
-    ax.set_xlabel(f"note length (tokens: {results['length_bins'].get('tokenizer', 'table 1')})", fontsize=8)
+    ax.set_xlabel("note length in table-1 tokens (words and punctuation marks)", fontsize=8)
     ax.set_ylabel("micro-F1")
     ax.set_ylim(0, 1)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
