@@ -54,6 +54,20 @@ def synthetic_dataset(synthetic_root: Path, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture(scope="session")
+def hosp10(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The CliniBench hosp ICD-10 dataset of ``synthetic_root`` (systems, scoring and export tests)."""
+    from typer.testing import CliRunner
+
+    from admitdx.cli import app
+
+    out = tmp_path_factory.mktemp("cb") / "hosp-icd10"
+    args = ["build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out), "--module", "hosp"]
+    result = CliRunner().invoke(app, [*args, "--icd-version", "10"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="session")
 def local_llm() -> Iterator[LocalServer]:
     """The embedded llama.cpp server with the shipped SmolLM2 model, one per test session."""
     if not llama_cpp_available():

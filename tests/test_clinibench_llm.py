@@ -44,7 +44,9 @@ TRAIN = [
 
 
 def _system(**options) -> LLMCodePredictor:
+    """An llm-codes system mapping onto the training vocabulary (fast; the dictionary: its own test)."""
     task = get_task("clinibench")
+    options = {"mapping_targets": "train", **options}
     return LLMCodePredictor(
         task=task, base_url="http://127.0.0.1:9/v1", model="test", min_items=20, max_items=20, **options
     )
@@ -90,11 +92,11 @@ def test_few_shot_shows_demonstrations_in_the_answer_schema() -> None:
 
 
 def test_exact_and_bm25_mapping_with_discards() -> None:
-    exact = CodeMapper("exact")
+    exact = CodeMapper("exact", targets="train")
     exact.fit(TRAIN)
     texts = ["acute myocardial infarction", "I10", "pneumonia, unspecified organism", "heart attack", "zzzq"]
     assert exact.map(texts) == ["I21", "I10", "J18", None, None]
-    bm25 = CodeMapper("bm25")
+    bm25 = CodeMapper("bm25", targets="train")
     bm25.fit(TRAIN)
     assert bm25.map(["infarction of the myocardium, acute", "femur fracture, closed", "zzzq qqqz"]) == [
         "I21", "S72", None,
@@ -102,8 +104,46 @@ def test_exact_and_bm25_mapping_with_discards() -> None:
     assert bm25.summary()["discarded_share"] == pytest.approx(1 / 3, abs=1e-4)
 
 
+def test_dictionary_targets_reach_codes_training_never_saw() -> None:
+    """The default targets are the whole ICD dictionary of the dataset's version (§4.2): the CDC
+    ICD-10-CM tabular list's "Gout, unspecified" (M10.9) and "Acute kidney failure, unspecified"
+    (N17.9), CMS ICD-9-CM v32's short "Septicemia NOS" (038.9) and "Urin tract infection NOS"
+    (599.0) map to their categories although no training note carries them; with the training
+    vocabulary the same words are discarded (exact) or forced onto a learnt category (BM25)."""
+    texts = ["Gout, unspecified", "Acute kidney failure, unspecified", "zzzq qqqz"]
+    whole = CodeMapper("bm25")
+    whole.fit(TRAIN)
+    assert whole.map(texts) == ["M10", "N17", None]
+    summary = whole.summary()
+    assert summary["discarded_share"] == pytest.approx(1 / 3, abs=1e-4)
+    assert summary["mapping_targets"] == "dictionary" and summary["mapping_entries"] > 90_000
+    for method, expected in (("exact", [None, None, None]), ("bm25", ["J18", "I21", None])):
+        train_only = CodeMapper(method, targets="train")
+        train_only.fit(TRAIN)
+        assert train_only.map(texts) == expected
+    septicemia = Reference(text="Septicemia", code="038", code_system="ICD-9-CM", seq_num=1)
+    mapper = CodeMapper("exact")
+    mapper.fit([Instance(id="cb-9", subject_id=9, task="clinibench", split="train", sections={}, text="x",
+                         references=[septicemia])])  # fmt: skip
+    assert mapper.version == 9
+    assert mapper.map(["Septicemia NOS", "Urin tract infection NOS", "Gout, unspecified"]) == [
+        "038",
+        "599",
+        "274",
+    ]
+
+
+def test_llm_codes_asks_for_twenty_and_maps_over_the_dictionary_by_default() -> None:
+    task = get_task("clinibench")
+    system = LLMCodePredictor(task=task, base_url="http://127.0.0.1:9/v1", model="test", mapping="exact")
+    items = system.request(TRAIN[0]).schema["properties"]["diagnoses"]
+    assert items["minItems"] == items["maxItems"] == 20
+    assert system.manifest_inputs()["mapping_targets"] == "dictionary"
+
+
 def test_embedding_mapping_always_maps() -> None:
-    mapper = CodeMapper("embedding")
+    # the training vocabulary: embedding the whole dictionary (~97k wordings) takes minutes on a CPU
+    mapper = CodeMapper("embedding", targets="train")
     mapper.fit(TRAIN)
     codes = mapper.map(["heart attack", "broken hip bone", "lung infection"])
     assert codes == ["I21", "S72", "J18"]
@@ -164,6 +204,7 @@ def test_gold_retriever_picks_demonstrations_by_the_test_labels_and_is_marked(tm
     prompts: dict[str, dict[str, list[str]]] = {}
     for retriever in ("gold", "bm25"):
         options = {"prompt": "few-shot", "k": 2, "retriever": retriever, "mapping": "exact", "model": "m",
+                   "mapping_targets": "train",
                    "cache_path": str(tmp_path / f"{retriever}.sqlite")}  # fmt: skip
         with Endpoint() as endpoint:
             choice = SystemChoice(f"cb-{retriever}", "llm-codes", {**options, "base_url": endpoint.base_url})

@@ -59,14 +59,6 @@ def test_knn_votes_by_title_on_a_matched_task() -> None:
     assert [(it.text, it.code) for it in items] == [("title I10", None)]
 
 
-@pytest.fixture(scope="module")
-def hosp10(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("cb") / "hosp-icd10"
-    _invoke("build", "clinibench", "--mimic", str(synthetic_root), "--out", str(out), "--module", "hosp",
-            "--icd-version", "10")  # fmt: skip
-    return out
-
-
 def _average_precision(gold: list[str], ranking: list[str]) -> float:
     hits, total = 0, 0.0
     for k, code in enumerate(ranking, start=1):
@@ -116,12 +108,41 @@ def test_predict_then_score_gives_the_clinibench_suite(hosp10: Path, tmp_path: P
     vote = by_name[names["knn-vote"]]["clinibench"]["main_diagnosis_accuracy"]
     assert vote > by_name[names["knn-random"]]["clinibench"]["main_diagnosis_accuracy"]
     _check_length_bins(results, test, runs)
-    _invoke("report", str(out))
+    _check_intervals(results)
+    figures = tmp_path / "figures"
+    _invoke("report", str(out), "--figures", str(figures))
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Micro F1 by input length (figure 5)" in html
-    assert "Micro F1 by input length" in (out / "table.md").read_text(encoding="utf-8")
+    for name in ("length_bins", "tertiles", "answers", "main"):
+        assert f'id="fig-{name}"><svg' in html
+        assert all((figures / f"{name}.{ext}").is_file() for ext in ("svg", "pdf", "png", "csv"))
+    with (figures / "length_bins.csv").open(newline="") as f:
+        drawn = list(csv.DictReader(f))
+    first = results["systems"][0]
+    assert [float(r["micro_f1"]) for r in drawn if r["system"] == first["name"]] == pytest.approx(
+        [b["micro_f1"] for b in first["clinibench"]["length_bins"]]
+    )
+    with (figures / "answers.csv").open(newline="") as f:
+        rates = {r["system"]: float(r["value"]) for r in csv.DictReader(f)}
+    assert rates == {s["name"]: s["clinibench"]["answers"]["valid_rate"] for s in results["systems"]}
+    table = (out / "table.md").read_text(encoding="utf-8")
+    bins_block = table.split("## Micro F1 by input length")[1].split("\n## ")[0]
+    assert bins_block.count(" [") == 3 * len(results["systems"])  # every bin cell has its interval
     assert "## Answers (appendix A.3)" in (out / "table.md").read_text(encoding="utf-8")
     assert "codes / answer" in html
+
+
+def _check_intervals(results: dict) -> None:
+    """Macro intervals BCa, the rest percentile; each says whether its replicates sit on one side;
+    every length bin with a score has an interval."""
+    assert results["intervals"]["macro"] == "bca" and results["intervals"]["length_bins"] == "percentile"
+    for system in results["systems"]:
+        for name in results["headline_metrics"]:
+            metric = system["metrics"][name]
+            assert metric["one_sided"] in (True, False) and metric["ci"][0] <= metric["ci"][1]
+        for b in system["clinibench"]["length_bins"]:
+            lo, hi = b["ci"]["micro_f1"]
+            assert 0 <= lo <= hi <= 1
 
 
 def _check_length_bins(results: dict, test: dict[str, Instance], runs: list[str]) -> None:
@@ -205,6 +226,11 @@ def test_tfidf_emits_ranked_codes(hosp10: Path, tmp_path: Path) -> None:
         )
         preds = load_predictions(run)
         assert preds
+        fit = json.loads((run / "manifest.json").read_text())["outputs"]["fit"]
+        if system == "tfidf-threshold":  # thresholds tuned on the dataset's own val split (A.2)
+            n_val = sum(1 for i in load_instances(hosp10) if i.split == "val")
+            assert fit["validation_source"] == "the dataset's val split" and fit["validation"] == n_val
+            assert fit["fitted_on"] == sum(1 for i in load_instances(hosp10) if i.split == "train")
         for p in preds:
             assert all(it.code and title_of[it.code] == it.text for it in p.items)
             scores = [it.score for it in p.items]

@@ -277,7 +277,9 @@ _EVIDENCE_HELP = "Keep only labels of these evidence classes, e.g. supported,par
 
 @export_app.command("sft")
 def sft(
-    dataset: Annotated[Path, _Opt("--dataset", help="A built EarlyDx dataset directory.")],
+    dataset: Annotated[
+        Path, _Opt("--dataset", help="A built dataset directory (EarlyDx, CliniBench, any ER-Reason task).")
+    ],
     out: Annotated[
         Path, _Opt("--out", help="Directory for <split>.jsonl, <split>.parquet and dataset_info.json.")
     ],
@@ -290,8 +292,8 @@ def sft(
     answer_format: Annotated[
         str,
         _Opt(
-            help="json: the prompt and JSON answer `admitdx predict --system llm` evaluates; lines: the "
-            "paper's question and one diagnosis per line."
+            help="json: the task's own prompt and the JSON answer `admitdx predict --system llm` evaluates; "
+            "lines: EarlyDx's question and one diagnosis per line (EarlyDx only)."
         ),
     ] = "json",
     evidence: Annotated[str | None, _Opt(help=_EVIDENCE_HELP)] = None,
@@ -303,8 +305,11 @@ def sft(
     """Write chat-format (system/user/assistant) JSONL and Parquet for supervised fine-tuning, with
     LLaMA-Factory's dataset_info.json; TRL's SFTTrainer reads the `messages` column as it is.
 
-    The answers are the dataset's label texts: build with `--label-text dictionary` to train on
-    ICD dictionary titles instead of the ED's own diagnosis titles.
+    Each task's own predict prompt and answer schema: diagnosis lists (EarlyDx, CliniBench), a
+    category (ER-Reason acuity, disposition) or a text (one-liner, planning). The answers are the
+    dataset's gold texts: build EarlyDx with `--label-text dictionary` to train on ICD dictionary
+    titles instead of the ED's own diagnosis titles. A task without a prompt, or an export with
+    no example, stops with exit 2.
 
     Example: admitdx export sft --dataset data/earlydx --out data/earlydx-sft
     """

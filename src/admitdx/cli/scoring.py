@@ -178,6 +178,13 @@ def score(
             "recorded."
         ),
     ] = "none",
+    macro_interval: Annotated[
+        str,
+        typer.Option(
+            help="CliniBench macro P/R/F1 intervals: bca (corrects the upward lean of small splits) or "
+            "percentile."
+        ),
+    ] = "bca",
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -234,6 +241,7 @@ def score(
         ccsr_table=ccsr_table,
         unparseable=unparseable,
         length_bins=clinibench.parse_length_bins(length_bins),
+        macro_interval=macro_interval,
         jobs=jobs,
     )
     console = Console(stderr=True)

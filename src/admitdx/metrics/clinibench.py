@@ -13,7 +13,11 @@
 * **Main-diagnosis accuracy**: the share of encounters whose first gold code (the main diagnosis,
   lowest ``seq_num``) is among the top-n predictions.
 * **Intervals**: macro scores are not ratios of encounter sums, so their patient bootstrap
-  (:func:`macro_replicates`) resamples per-patient label counts instead.
+  (:func:`macro_replicates`) resamples per-patient label counts instead, and their interval is
+  BCa (:mod:`admitdx.metrics.bca`; jackknife over patients, :func:`macro_jackknife`): a
+  replicate that misses a rare label drops it from its mean, so the replicates lean upward and
+  the percentile interval of a small split can start at the point. Length-bin micro scores are
+  ratios of encounter sums: percentile intervals (:func:`length_bin_replicates`).
 * **Frequency tertiles** (figure 3): vocabulary labels sorted by training frequency and cut into
   three equal-sized groups, head / body / tail; macro P/R/F1 within each.
 * **Input-length bins** (figure 5): micro P/R/F1 (counts over the vocabulary summed over the
@@ -134,6 +138,23 @@ def _prepare(
     return gold_labels, rankings, vocab, gold_freq
 
 
+def _subject_counts(
+    gold_labels: Sequence[Sequence[str]],
+    rankings: Sequence[Sequence[str]],
+    vocab: Sequence[str],
+    subjects: Sequence[int],
+    order: np.ndarray,
+) -> tuple[sparse.csr_matrix, sparse.csr_matrix, sparse.csr_matrix]:
+    """(patients × labels) sparse (tp, predicted, gold) counts, patients in ``order``."""
+    position = {s: i for i, s in enumerate(np.asarray(order).tolist())}
+    to_subject = sparse.csr_matrix(
+        (np.ones(len(subjects)), ([position[s] for s in subjects], np.arange(len(subjects)))),
+        shape=(len(order), len(subjects)),
+    )
+    tp, pred, gl = label_indicators(gold_labels, rankings, vocab)
+    return to_subject @ tp, to_subject @ pred, to_subject @ gl
+
+
 def macro_replicates(
     gold: Sequence[Sequence[str]],
     predicted: Sequence[Sequence[str | None]],
@@ -152,15 +173,36 @@ def macro_replicates(
     gold_labels, rankings, vocab, _ = _prepare(gold, predicted, top_n, vocabulary)
     if not vocab:
         return {f"clinibench.{k}": np.full(weights.shape[0], np.nan) for k in MACRO_KEYS}
-    position = {s: i for i, s in enumerate(np.asarray(order).tolist())}
-    to_subject = sparse.csr_matrix(
-        (np.ones(len(subjects)), ([position[s] for s in subjects], np.arange(len(subjects)))),
-        shape=(len(order), len(subjects)),
-    )
     tp, pred, gl = (
-        np.asarray((to_subject @ m).T @ weights.T).T for m in label_indicators(gold_labels, rankings, vocab)
+        np.asarray(m.T @ weights.T).T for m in _subject_counts(gold_labels, rankings, vocab, subjects, order)
     )
     return {f"clinibench.{k}": v for k, v in macro_from_counts(tp, pred, gl).items()}
+
+
+def macro_jackknife(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    subjects: Sequence[int],
+    order: np.ndarray,
+    *,
+    top_n: int = TOP_N,
+    vocabulary: Sequence[str] | None = None,
+    block: int = 256,
+) -> dict[str, np.ndarray]:
+    """Macro P/R/F1 with each patient left out in turn (one value per patient of ``order``): the
+    acceleration of the BCa interval (:mod:`admitdx.metrics.bca`). Counts are the totals minus
+    one patient's row, ``block`` patients at a time (bounded memory for large vocabularies)."""
+    gold_labels, rankings, vocab, _ = _prepare(gold, predicted, top_n, vocabulary)
+    if not vocab:
+        return {f"clinibench.{k}": np.full(len(order), np.nan) for k in MACRO_KEYS}
+    counts = _subject_counts(gold_labels, rankings, vocab, subjects, order)
+    totals = [np.asarray(m.sum(axis=0)).ravel() for m in counts]
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in MACRO_KEYS}
+    for start in range(0, len(order), block):
+        left = [t - m[start : start + block].toarray() for t, m in zip(totals, counts, strict=True)]
+        for k, v in macro_from_counts(*left).items():
+            parts[k].append(v)
+    return {f"clinibench.{k}": np.concatenate(v) for k, v in parts.items()}
 
 
 def clinibench_scores(
@@ -260,6 +302,23 @@ def _micro(tp: float, pred: float, gold: float) -> dict[str, float | None]:
     return {"micro_precision": p, "micro_recall": r, "micro_f1": f}
 
 
+def _encounter_bins(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    lengths: Sequence[int],
+    edges: Sequence[int],
+    top_n: int,
+    vocabulary: Sequence[str] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per encounter: (tp, predicted, gold) counts over the vocabulary, and its length bin."""
+    gold_labels, rankings, vocab, _ = _prepare(gold, predicted, top_n, vocabulary)
+    tp, pred, gl = (np.asarray(m.sum(axis=1)).ravel() for m in label_indicators(gold_labels, rankings, vocab))
+    which = np.searchsorted(
+        np.asarray(edges, dtype=np.int64), np.asarray(lengths, dtype=np.int64), side="left"
+    )
+    return tp, pred, gl, which
+
+
 def micro_by_length(
     gold: Sequence[Sequence[str]],
     predicted: Sequence[Sequence[str | None]],
@@ -274,15 +333,48 @@ def micro_by_length(
     One record per bin, shortest first: ``label``, ``n`` (encounters) and the micro scores; a bin
     without a gold label has no recall or F1 (None).
     """
-    gold_labels, rankings, vocab, _ = _prepare(gold, predicted, top_n, vocabulary)
-    tp, pred, gl = (np.asarray(m.sum(axis=1)).ravel() for m in label_indicators(gold_labels, rankings, vocab))
-    which = np.searchsorted(
-        np.asarray(edges, dtype=np.int64), np.asarray(lengths, dtype=np.int64), side="left"
-    )
+    tp, pred, gl, which = _encounter_bins(gold, predicted, lengths, edges, top_n, vocabulary)
     out: list[dict[str, object]] = []
     for b, label in enumerate(length_bin_labels(edges)):
         rows = which == b
         n = int(rows.sum())
         micro = _micro(float(tp[rows].sum()), float(pred[rows].sum()), float(gl[rows].sum()))
         out.append({"label": label, "n": n} | (micro if n else dict.fromkeys(MICRO_KEYS)))
+    return out
+
+
+def length_bin_replicates(
+    gold: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str | None]],
+    lengths: Sequence[int],
+    edges: Sequence[int],
+    subjects: Sequence[int],
+    order: np.ndarray,
+    weights: np.ndarray,
+    *,
+    top_n: int = TOP_N,
+    vocabulary: Sequence[str] | None = None,
+) -> list[dict[str, np.ndarray]]:
+    """Per length bin, micro P/R/F1 on each patient-bootstrap replicate. Micro scores are ratios
+    of encounter sums, so a replicate is one product of the draw counts with per-patient sums
+    (as :mod:`admitdx.metrics.bootstrap` does for MAP); a replicate without a gold label in a bin
+    has no recall or F1 there (NaN), nor precision without a prediction."""
+    from admitdx.metrics.bootstrap import subject_sums  # bootstrap imports nothing from here
+
+    tp, pred, gl, which = _encounter_bins(gold, predicted, lengths, edges, top_n, vocabulary)
+    n_bins = len(length_bin_labels(edges))
+    columns = [c * (which == b) for b in range(n_bins) for c in (tp, pred, gl)]
+    sums = weights @ subject_sums(subjects, np.column_stack(columns).astype(np.float64), order)
+    out = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for b in range(n_bins):
+            t, p, g = sums[:, 3 * b], sums[:, 3 * b + 1], sums[:, 3 * b + 2]
+            out.append(
+                {
+                    # as the point: 0 without a prediction, undefined in a bin drawn empty
+                    "micro_precision": np.where(p > 0, t / p, np.where(g > 0, 0.0, np.nan)),
+                    "micro_recall": np.where(g > 0, t / g, np.nan),
+                    "micro_f1": np.where(g > 0, 2 * t / (p + g), np.nan),
+                }
+            )
     return out

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.metrics.earlydx import RECALL_AT_K
-from admitdx.report import er_figures, plots
+from admitdx.report import cb_figures, er_figures, plots
 from admitdx.report.latex import render_latex
 from admitdx.report.table import render_table
 
@@ -27,8 +27,10 @@ TRACK_LABELS = {
 
 
 def figure_plots(results: dict[str, Any]) -> dict[str, plots.Plot]:
-    """The suite's figures by name: EarlyDx's, the ER-Reason suites' (:mod:`.er_figures`), none
-    for the others (shown as tables)."""
+    """The suite's figures by name: EarlyDx's, CliniBench's (:mod:`.cb_figures`), the ER-Reason
+    suites' (:mod:`.er_figures`), none for the others (shown as tables)."""
+    if results.get("suite") == "clinibench":
+        return cb_figures.figure_plots(results)
     if results.get("suite", "earlydx") != "earlydx":
         return er_figures.figure_plots(results)
     track = results["primary_track"]

@@ -164,9 +164,7 @@ def _clinibench_blocks(results: dict[str, Any]) -> list[str]:
         lines += ["", f"## Micro F1 by input length (figure 5; bins: {results['length_bins']['bins']})", ""]
         lines.append(_row(["system", *(f"{b['label']} tokens (n = {b['n']})" for b in bins)]))
         lines.append(_row(["---"] * (len(bins) + 1)))
-        lines += [
-            _row([s["name"], *(fmt(b["micro_f1"]) for b in s["clinibench"]["length_bins"])]) for s in systems
-        ]
+        lines += [_row([s["name"], *(_bin_cell(b) for b in s["clinibench"]["length_bins"])]) for s in systems]
     mean = results.get("version_mean")
     if mean:
         v9, v10 = mean["icd_versions"]
@@ -174,9 +172,23 @@ def _clinibench_blocks(results: dict[str, Any]) -> list[str]:
         lines.append(_row(["system", *CLINIBENCH_MEAN_COLUMNS]))
         lines.append(_row(["---"] * (len(CLINIBENCH_MEAN_COLUMNS) + 1)))
         lines += [
-            _row([n, *(fmt(m[k]) for k in CLINIBENCH_MEAN_COLUMNS)]) for n, m in mean["systems"].items()
+            _row(
+                [
+                    n,
+                    *(
+                        fmt_ci({"value": m[k], "ci": (m.get("ci") or {}).get(k)})
+                        for k in CLINIBENCH_MEAN_COLUMNS
+                    ),
+                ]
+            )
+            for n, m in mean["systems"].items()
         ]
     return lines
+
+
+def _bin_cell(entry: dict[str, Any]) -> str:
+    """A length bin's micro F1 with its interval (none in results.json written before issue 20)."""
+    return fmt_ci({"value": entry["micro_f1"], "ci": (entry.get("ci") or {}).get("micro_f1")})
 
 
 def _notes(results: dict[str, Any]) -> list[str]:

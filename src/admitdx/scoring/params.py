@@ -17,6 +17,10 @@ EXECUTION_SETTINGS = frozenset({"jobs"})
 #: choices added after results.json's fields were fixed: recorded only when they differ from their
 #: default, so that scoring the same predictions as before writes the same bytes as before
 RECORDED_WHEN_SET = frozenset({"hcc_model", "ccsr_table", "unparseable", "allow_no_manifest", "reproduce"})
+#: fields only one suite reads: that suite records them in its own block of results.json, so the
+#: runs of other suites keep their bytes (CliniBench: ``intervals``)
+SUITE_SETTINGS = frozenset({"macro_interval"})
+MACRO_INTERVALS = ("bca", "percentile")
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
 """Fewest patients on a track before a report marks a paired difference as significant.
 
@@ -92,6 +96,9 @@ class ScoreParams:
     unparseable: str = "wrong"
     #: "authors": the EarlyDx authors' evaluator (pipeline/eval_unified.py): AUTHORS_SCORING's values
     reproduce: str = "none"
+    #: CliniBench's macro P/R/F1 intervals: "bca" (bias-corrected and accelerated; issue 20) or
+    #: "percentile" (admitdx before issue 20; leans upward on small splits, metrics/bca.py)
+    macro_interval: str = "bca"
     #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
     #: process). Results are byte-identical whatever it is, so it is not recorded
     jobs: int | None = None
@@ -104,7 +111,8 @@ class ScoreParams:
         return {
             k: v
             for k, v in asdict(self).items()
-            if k not in EXECUTION_SETTINGS and (k not in RECORDED_WHEN_SET or v != defaults[k].default)
+            if k not in EXECUTION_SETTINGS | SUITE_SETTINGS
+            and (k not in RECORDED_WHEN_SET or v != defaults[k].default)
         }
 
     def __post_init__(self) -> None:
@@ -130,6 +138,11 @@ class ScoreParams:
             raise UsageError(
                 f"--reproduce authors sets {', '.join(clash)} itself",
                 hint=f"leave {', '.join('--' + k.replace('_', '-') for k in clash)} out",
+            )
+        if self.macro_interval not in MACRO_INTERVALS:
+            raise UsageError(
+                f"macro interval must be one of {', '.join(MACRO_INTERVALS)}, got {self.macro_interval!r}",
+                hint="bca: corrected for the upward lean of macro replicates; percentile: the plain one",
             )
         if self.budget is not None and self.budget < 1:
             raise UsageError(f"--budget must be at least 1, got {self.budget}")

@@ -1,4 +1,6 @@
-"""The diagnosis titles the extraction baseline looks for, and how a title is written as words.
+"""The diagnosis titles the extraction baseline looks for, how a title is written as words, and
+the whole ICD dictionary of one version that CliniBench's text-to-code mapping searches
+(:func:`icd_entries`).
 
 Three sources, each optional (see :class:`~admitdx.systems.extraction.Extraction`):
 
@@ -72,6 +74,20 @@ def icd_titles() -> tuple[str, ...]:
         if t
     ]
     return tuple(dict.fromkeys(titles))
+
+
+@lru_cache(maxsize=2)
+def icd_entries(version: int) -> tuple[tuple[str, str], ...]:
+    """(code, description) of every code of one ICD version in the shipped dictionaries —
+    categories and their subcodes, billable or not; the long title and, for ICD-9, the CMS short
+    description — what CliniBench maps generated descriptions onto (§4.2)."""
+    entries = (
+        (code, t)
+        for code in icd.codes(version, billable_only=False)
+        for t in (icd.title(code, version), icd.short_title(code, version))
+        if t
+    )
+    return tuple(dict.fromkeys(entries))
 
 
 @lru_cache(maxsize=1)

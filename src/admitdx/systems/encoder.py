@@ -8,14 +8,15 @@ BioMedBERT / GatorTronS, section 4.1).
 max-pools the title logits (see :mod:`admitdx.systems.encoder_model`). Pooling is the [CLS] vector
 (CliniBench's best settings mostly had mean pooling off) or ``pooling="mean"``.
 
-Validation and model selection: in both emission modes the model is fine-tuned on the training
-split minus a validation carve (:func:`~admitdx.systems.multilabel.carve_validation`,
-``validation_fraction`` of the patients), and the epoch with the best validation macro AUROC is
-kept (CliniBench section 4.1; :mod:`admitdx.systems.encoder_model`). ``fit_summary`` records
-``validation_auroc`` per epoch and ``chosen_epoch`` (1-based). Top-k mode carves too — EarlyDx
-trains on the whole training split, but without a held-out set there is nothing to select by; the
-price is the carved share of training data. ``threshold`` mode then tunes its thresholds on the
-same validation patients, with the chosen epoch's scores.
+Validation and model selection: in both emission modes the epoch with the best validation macro
+AUROC is kept (CliniBench section 4.1; :mod:`admitdx.systems.encoder_model`), on the dataset's own
+``val`` split by default (the model is then fine-tuned on the whole training split) or, with
+``validation: carve`` or a dataset without ``val``, on ``validation_fraction`` of the training
+patients held out (:class:`~admitdx.systems.multilabel.TakesValidation`). ``fit_summary`` records
+``validation_source``, ``validation_auroc`` per epoch and ``chosen_epoch`` (1-based). Top-k mode
+validates too — EarlyDx trains on the whole training split, but without a held-out set there is
+nothing to select by. ``threshold`` mode then tunes its thresholds on the same validation
+instances, with the chosen epoch's scores.
 
 Codes: on a task scored on codes (CliniBench), every emitted item has ``PredictionItem.code``,
 each learnt title's code from its training references (:mod:`admitdx.systems.multilabel`); on a
@@ -39,12 +40,19 @@ from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
 from admitdx.systems import register
 from admitdx.systems.knn import scores_codes
-from admitdx.systems.multilabel import Emission, Emit, LabelSpace, carve_validation, tune_thresholds
+from admitdx.systems.multilabel import (
+    Emission,
+    Emit,
+    LabelSpace,
+    TakesValidation,
+    Validation,
+    tune_thresholds,
+)
 from admitdx.tasks.spec import TaskSpec
 
 
 @register("encoder", "fine-tuned BERT-style encoder from a local model_dir, multi-label head; top-2")
-class EncoderClassifier:
+class EncoderClassifier(TakesValidation):
     name = "encoder"
 
     def __init__(
@@ -56,6 +64,7 @@ class EncoderClassifier:
         max_items: int = 20,
         rank_depth: int = 20,
         min_label_count: int = 3,
+        validation: Validation = "split",
         validation_fraction: float = 0.1,
         max_length: int = 512,
         max_chunks: int = 1,
@@ -83,7 +92,8 @@ class EncoderClassifier:
         self.with_codes = scores_codes(task)
         self.model_dir = Path(model_dir).expanduser()
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
-        self.min_label_count, self.validation_fraction = min_label_count, validation_fraction
+        super().__init__(validation, validation_fraction)
+        self.min_label_count = min_label_count
         self.pooling, self.device = pooling, device
         self.save_dir = Path(save_dir).expanduser() if save_dir else None
         self.window_options = {"max_length": max_length, "max_chunks": max_chunks, "stride": stride}
@@ -106,7 +116,7 @@ class EncoderClassifier:
                 "the encoder system needs torch and transformers", hint="pip install 'admitdx[encoder]'"
             ) from e
         seed = self.training_options["seed"]
-        fit_set, validation = carve_validation(train, self.validation_fraction, seed)
+        fit_set, validation, source = self.split_for_validation(train, seed)
         labels = LabelSpace.from_instances(fit_set, self.min_label_count, with_codes=self.with_codes)
         self.head = EncoderHead(
             self.model_dir,
@@ -130,6 +140,7 @@ class EncoderClassifier:
             **labels.summary,
             "fitted_on": len(fit_set),
             "validation": len(validation),
+            **source,
             "epoch_losses": [round(x, 6) for x in fitted.losses],
             "validation_auroc": fitted.validation_auroc,
             "chosen_epoch": fitted.chosen_epoch,

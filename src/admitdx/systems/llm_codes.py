@@ -2,8 +2,11 @@
 CliniBench §4.2): guided JSON of diagnosis descriptions, then :class:`CodeMapper`, then the ranked
 items carry ``PredictionItem.code`` (rolled up, duplicates after the roll-up removed, first kept).
 
-Configured like ``llm``, plus ``mapping`` (exact | bm25 | embedding) and ``mapping_options`` (the
-retriever's, e.g. ``{model: …}`` for embedding). The paper's decoding::
+Configured like ``llm``, plus ``mapping`` (exact | bm25 | embedding), ``mapping_options`` (the
+retriever's, e.g. ``{model: …}`` for embedding) and ``mapping_targets`` (``dictionary``, the default
+and the paper's: the whole ICD-9-CM / ICD-10-CM dictionary of the dataset's version; ``train``: the
+training vocabulary only). ``min_items`` defaults to 20 here (``llm``: 1), the paper's exactly 20
+descriptions; ``max_items`` is 20 as for ``llm``. The paper's decoding::
 
     systems:
       qwen-cb-fewshot:
@@ -45,10 +48,13 @@ from admitdx.llm.egress import AllowedHost
 from admitdx.retrieval import Hit
 from admitdx.retrieval.gold import ORACLE_NOTE, GoldRetriever
 from admitdx.systems import register
-from admitdx.systems.code_mapping import CodeMapper, Method
+from admitdx.systems.code_mapping import CodeMapper, Method, Targets
 from admitdx.systems.llm import DESCRIPTION, LLMPredictor, _caveat
 from admitdx.systems.runner import ORACLE_INPUT
 from admitdx.tasks.spec import TaskSpec
+
+#: The paper's guided decoding asks for exactly 20 descriptions (§4.2); ``llm``'s default is 1.
+MIN_ITEMS = 20
 
 
 def coded_items(items: list[PredictionItem], codes: list[str | None]) -> list[PredictionItem]:
@@ -89,10 +95,12 @@ class LLMCodePredictor(LLMPredictor):
         allow_hosts: list[AllowedHost] | None = None,
         mapping: Method = "embedding",
         mapping_options: dict[str, Any] | None = None,
+        mapping_targets: Targets = "dictionary",
+        min_items: int = MIN_ITEMS,
         **options: Any,
     ) -> None:
-        super().__init__(task=task, allow_hosts=allow_hosts, **options)
-        self.mapper = CodeMapper(mapping, mapping_options)
+        super().__init__(task=task, allow_hosts=allow_hosts, min_items=min_items, **options)
+        self.mapper = CodeMapper(mapping, mapping_options, mapping_targets)
         self.name = f"llm-codes-{self.style}"
         self._answers = {"answers": 0, "valid_json": 0, "distinct_codes": 0}
 
@@ -102,7 +110,12 @@ class LLMCodePredictor(LLMPredictor):
         return isinstance(self.retriever, GoldRetriever)
 
     def manifest_inputs(self) -> dict[str, Any]:
-        return {**super().manifest_inputs(), "mapping": self.mapper.method}
+        # the targets too: a run mapped onto the training vocabulary (before issue 20) must not resume
+        return {
+            **super().manifest_inputs(),
+            "mapping": self.mapper.method,
+            "mapping_targets": self.mapper.targets,
+        }
 
     def _index_exemplars(self) -> None:
         if self.needs_test_targets:

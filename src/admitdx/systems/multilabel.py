@@ -4,7 +4,9 @@ learnable, how a validation split is carved, how scores become predictions.
 **Label space.** The open-vocabulary titles seen in training (EarlyDx section 4.2: "a multi-label
 classifier over the open-vocabulary titles"), one label per :func:`~admitdx.systems.labels.label_key`.
 *Rare titles are set aside explicitly*: a title carried by fewer than ``min_label_count`` training
-encounters gets no classifier (one or two positives teach a linear model nothing but noise); the
+encounters (default 3; ours — CliniBench trains a head over every label and does not say how it
+treats labels with one or two training notes) gets no classifier (one or two positives teach a
+linear model nothing but noise; ``min_label_count: 1`` gives every label one); the
 fit summary records how many titles were set aside and what share of training label occurrences
 they carry — the recall the classifier gives up by construction.
 
@@ -22,8 +24,11 @@ share a title, the title's most frequent code is used and the summary's
 ``titles_with_several_codes`` counts them. Elsewhere (EarlyDx, judged on titles by a matcher) no
 code is emitted, even where references carry one.
 
+**Validation** (:class:`TakesValidation`): the dataset's own ``val`` split by default (CliniBench
+A.2's 10 %), a carve of the training patients as an option or where the dataset has none.
+
 **Model selection** (CliniBench section 4.1: "model selection uses validation AUROC"):
-:func:`macro_auroc` scores a model on the carved validation patients.
+:func:`macro_auroc` scores a model on the validation instances.
 """
 
 from __future__ import annotations
@@ -99,6 +104,46 @@ class LabelSpace:
                 if key in column:
                     y[i, column[key]] = 1
         return y
+
+
+Validation = Literal["split", "carve"]
+VALIDATIONS: tuple[str, ...] = ("split", "carve")
+
+
+class TakesValidation:
+    """What a trained classifier chooses its epoch and thresholds on (``validation``):
+
+    * ``split`` (default; CliniBench §4.1, A.2: the dataset's own 10 % validation split): the
+      runner hands the dataset's ``val`` split to :meth:`use_validation` and the model is fitted
+      on the whole training split; a dataset without one falls back to a carve, recorded in the fit
+      summary as ``validation_source``;
+    * ``carve``: ``validation_fraction`` of the training patients are held out
+      (:func:`carve_validation`; admitdx before issue 20).
+    """
+
+    def __init__(self, validation: Validation, fraction: float) -> None:
+        if validation not in VALIDATIONS:
+            raise UsageError(f"validation must be one of {', '.join(VALIDATIONS)}, got {validation!r}")
+        self.validation, self.validation_fraction = validation, fraction
+        self._given_validation: list[Instance] = []
+
+    def use_validation(self, instances: list[Instance]) -> None:
+        """The runner's hook: the dataset's ``val`` split (empty when it has none)."""
+        self._given_validation = list(instances)
+
+    def split_for_validation(
+        self, train: Sequence[Instance], seed: int
+    ) -> tuple[list[Instance], list[Instance], dict[str, str]]:
+        """(instances to fit on, validation instances, ``{"validation_source": …}``)."""
+        if self.validation == "split" and self._given_validation:
+            return list(train), self._given_validation, {"validation_source": "the dataset's val split"}
+        fit, val = carve_validation(train, self.validation_fraction, seed)
+        why = " (the dataset has no val split)" if self.validation == "split" else ""
+        return (
+            fit,
+            val,
+            {"validation_source": f"{self.validation_fraction:.0%} of the training patients{why}"},
+        )
 
 
 def carve_validation(

@@ -22,6 +22,9 @@ system object calls itself. Two optional hooks let a system add to the manifest:
 ``fit_summary`` dict attribute (e.g. how many rare labels were set aside; recorded as output).
 Every system learns from ``training_view(train, train_labels)``: the retained encounters and their
 supported and partial labels (EarlyDx §4.1) unless ``--set train_labels=all``.
+A system with a ``use_validation(instances)`` method is handed the dataset's ``val`` split, in the
+same training view, before it is fitted (model selection and thresholds: CliniBench §4.1), unless
+``val`` is the split predicted or learnt from (then it gets an empty list).
 A system factory that declares an ``allow_hosts`` parameter receives the config's allow-list,
 and a system with a ``use_run_dir(path)`` method is told the output directory (the LLM predictor
 writes its local server's log there).
@@ -56,6 +59,8 @@ from admitdx.tasks.spec import TaskSpec
 
 #: A runner option of every system: what it learns from (``systems.labels.training_view``).
 TRAIN_LABELS_OPTION = "train_labels"
+#: The split handed to a system's ``use_validation`` hook, and the hook.
+VALIDATION_SPLIT, VALIDATION_HOOK = "val", "use_validation"
 #: The attribute by which a system declares itself an oracle that must see the test targets.
 ORACLE_HOOK = "needs_test_targets"
 #: The manifest input recording that the test targets reached the system (absent otherwise).
@@ -93,9 +98,10 @@ def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: Tas
 
 def split_dataset(
     dataset_dir: Path, split: str, train_split: str, limit: int | None
-) -> tuple[TaskSpec, list[Instance], list[Instance], dict[str, str]]:
+) -> tuple[TaskSpec, list[Instance], list[Instance], dict[str, str], list[Instance]]:
     """(the task, training instances, test instances — both still with their targets: see
-    :func:`system_view` — and the dataset's fingerprints for the manifest)."""
+    :func:`system_view` — the dataset's fingerprints for the manifest, and the validation
+    instances: the ``val`` split unless it is the one predicted or learnt from)."""
     if split == train_split:
         raise UsageError(
             f"--split and --train-split are both {split!r}: a system must not be evaluated on the "
@@ -122,7 +128,9 @@ def split_dataset(
             column="split",
             hint="rebuild the dataset: a test encounter must never be a training encounter",
         )
-    return task, train, test, dataset_fingerprints(dataset_dir, instances)
+    own_val = VALIDATION_SPLIT not in (split, train_split)
+    validation = [i for i in instances if own_val and i.split == VALIDATION_SPLIT]
+    return task, train, test, dataset_fingerprints(dataset_dir, instances), validation
 
 
 def is_oracle(system: System) -> bool:
@@ -185,11 +193,15 @@ def _run_predictions(
     """Predict ``split`` of ``dataset_dir`` with ``choice`` into ``out_dir`` (resuming if possible)."""
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
     allow_hosts = allow_hosts or []
-    task, train, test, fingerprints = split_dataset(dataset_dir, split, train_split, limit)
+    task, train, test, fingerprints, validation = split_dataset(dataset_dir, split, train_split, limit)
     system = build_system(choice, allow_hosts, task)
     oracle = is_oracle(system)
     test = [system_view(task, i, oracle) for i in test]
     learn = training_view(train, str(choice.options.get(TRAIN_LABELS_OPTION, "retained")))
+    if hasattr(system, VALIDATION_HOOK):
+        system.use_validation(
+            training_view(validation, str(choice.options.get(TRAIN_LABELS_OPTION, "retained")))
+        )
     execution = getattr(system, "execution_options", frozenset())
     answering = {k: v for k, v in choice.options.items() if k not in execution}
     if hasattr(system, "use_run_dir"):

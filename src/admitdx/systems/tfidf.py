@@ -3,10 +3,11 @@
 The discriminative baseline of EarlyDx section 5.1 (ClinicalBERT there, emitting its two
 highest-scoring titles) and CliniBench's threshold-tuned encoders, without the transformer: a
 classical bound on what fitting the label distribution to the words of the record achieves. The
-label space, rare-title handling, validation carving and emission are
-:mod:`admitdx.systems.multilabel`'s. In ``threshold`` mode the model is fitted on the training
-split minus the carved validation patients and not refitted, so the tuned thresholds belong to
-the model that uses them.
+label space, rare-title handling, validation and emission are
+:mod:`admitdx.systems.multilabel`'s. In ``threshold`` mode the thresholds are tuned on the
+dataset's ``val`` split and the model is fitted on the whole training split (``validation:
+carve``, or a dataset without ``val``: fitted on the training split minus the carved validation
+patients and not refitted), so the tuned thresholds belong to the model that uses them.
 
 Features: lower-cased word unigrams and bigrams, sublinear term frequency, terms in at least
 ``min_df`` training encounters, at most ``max_features``. Classifier: one L2 logistic regression
@@ -40,7 +41,14 @@ from sklearn.linear_model import LogisticRegression
 from admitdx.contracts import Instance, Prediction
 from admitdx.systems import register
 from admitdx.systems.knn import scores_codes
-from admitdx.systems.multilabel import Emission, Emit, LabelSpace, carve_validation, tune_thresholds
+from admitdx.systems.multilabel import (
+    Emission,
+    Emit,
+    LabelSpace,
+    TakesValidation,
+    Validation,
+    tune_thresholds,
+)
 from admitdx.tasks.spec import TaskSpec
 
 
@@ -51,7 +59,7 @@ def _fit_title(features: Any, column: np.ndarray, C: float, seed: int) -> Logist
     return LogisticRegression(C=C, solver="liblinear", dual=True, random_state=seed).fit(features, column)
 
 
-class TfidfClassifier:
+class TfidfClassifier(TakesValidation):
     name = "tfidf"
 
     def __init__(
@@ -62,6 +70,7 @@ class TfidfClassifier:
         max_items: int = 20,
         rank_depth: int = 20,
         min_label_count: int = 3,
+        validation: Validation = "split",
         validation_fraction: float = 0.1,
         seed: int = 0,
         ngram_max: int = 2,
@@ -75,7 +84,8 @@ class TfidfClassifier:
         self.with_codes = scores_codes(task)
         self.emission = Emission([], emit=emit, k=k, max_items=max_items, rank_depth=rank_depth)
         self.min_label_count = min_label_count
-        self.validation_fraction, self.seed = validation_fraction, seed
+        super().__init__(validation, validation_fraction)
+        self.seed = seed
         self.vectorizer = TfidfVectorizer(
             ngram_range=(1, ngram_max),
             min_df=min_df,
@@ -89,9 +99,9 @@ class TfidfClassifier:
         self.fit_summary: dict[str, float] = {}
 
     def fit(self, train: list[Instance]) -> None:
-        fit_set, validation = train, []
+        fit_set, validation, source = list(train), [], {}
         if self.emission.emit == "threshold":
-            fit_set, validation = carve_validation(train, self.validation_fraction, self.seed)
+            fit_set, validation, source = self.split_for_validation(train, self.seed)
         labels = LabelSpace.from_instances(fit_set, self.min_label_count, with_codes=self.with_codes)
         features = self.vectorizer.fit_transform([i.text for i in fit_set])
         truth = labels.indicator(fit_set)
@@ -107,6 +117,7 @@ class TfidfClassifier:
             **labels.summary,
             "fitted_on": len(fit_set),
             "validation": len(validation),
+            **source,
             "vocabulary": len(self.vectorizer.vocabulary_),
         }
 

@@ -1,29 +1,36 @@
-"""``export_sft``: a built EarlyDx dataset as chat-format fine-tuning data (§4.2, appendix K).
+"""``export_sft``: a built dataset of any task as chat-format fine-tuning data (EarlyDx §4.2,
+appendix K, where supervised fine-tuning comes from; the same export serves every task).
 
-Writes ``<split>.jsonl`` (one ``{"id", "messages": [system, user, assistant]}`` per encounter —
+Writes ``<split>.jsonl`` (one ``{"id", "messages": [system?, user, assistant]}`` per instance —
 the conversational format TRL's SFTTrainer reads) and the same rows as ``<split>.parquet``, plus
 LLaMA-Factory's ``dataset_info.json`` (sharegpt formatting, ``role``/``content`` tags) naming them.
 
-**The format is the one ``admitdx predict --system llm`` evaluates** (``answer_format="json"``,
-the default): the system and user turns are the task's own template (``predict.v1``, zero-shot,
-not graded, at most :data:`MAX_ITEMS` diagnoses) rendered on the full record, and the assistant
-turn is the JSON object that template asks for, ``{"diagnoses": [...]}``. A model tuned on this
-export is then scored on exactly the prompt it was trained on. ``answer_format="lines"`` keeps the
-paper's *direct* format (appendix L): its own system prompt and question, one diagnosis per line.
+**The format is the one ``admitdx predict --system llm`` evaluates on that task**
+(``answer_format="json"``, the default): the prompt turns are the task's own template (its spec's
+``prompt``: EarlyDx's emergency-physician ``predict.v1``, CliniBench's appendix-A.1 zero-shot
+prompt, each ER-Reason task's own) rendered zero-shot, not graded, on the full input, and the
+assistant turn is the JSON object that task's answer schema asks for: ``{"diagnoses": [...]}``
+(at most :data:`MAX_ITEMS`, the reference texts) for a diagnosis task, ``{"answer": category}``
+for a category task, ``{"answer": text}`` or ``{part: text, …}`` for a text task. A model tuned
+on this export is then scored on exactly the prompt it was trained on. ``answer_format="lines"``
+keeps EarlyDx's *direct* format (appendix L: its own system prompt and question, one diagnosis
+per line) and is refused for any other task, as is a task that ships no prompt. An export that
+would write no example at all stops (exit 2) naming why, before anything is written.
 
 Only ``train`` (and ``val`` where the dataset has one) are exported by default: fine-tuning on
 the test split makes every score on it meaningless, so ``test`` needs ``include_test`` (the
 command line's ``--include-test``, which prints a warning).
 
 The reference texts are whatever the build wrote (``admitdx build earlydx --label-text`` decides
-between the ED's own titles and the ICD dictionary's). The paper trains on supported and partially
-supported labels only; pass ``evidence=("supported", "partial")`` on an audited dataset to do the
-same — encounters left with no label are skipped and counted.
+between the ED's own titles and the ICD dictionary's; CliniBench's are category titles). The
+EarlyDx paper trains on supported and partially supported labels only; pass
+``evidence=("supported", "partial")`` on an audited dataset to do the same — instances left with
+no label are skipped and counted (diagnosis tasks only).
 
 With ``rationales`` (the ``rationales.jsonl`` of ``admitdx rationale``) the assistant turn carries
-the gold-conditioned reasoning before the diagnoses (JSON: ``{"reasoning", "diagnoses"}`` under the
+the gold-conditioned reasoning before the answer (JSON: ``{"reasoning", ...}`` under the
 template's chain-of-thought instruction; lines: the reasoning, a blank line, the list) — the
-paper's "rational" SFT format; encounters without a usable rationale are skipped and counted.
+paper's "rational" SFT format; instances without a usable rationale are skipped and counted.
 Such rationales are post-hoc explanations, not validated reasoning traces (appendix G).
 """
 
@@ -42,6 +49,9 @@ from admitdx.errors import UsageError
 from admitdx.jsonl import read_jsonl, write_jsonl
 from admitdx.llm.prompts import PromptTemplate, load_prompt
 from admitdx.runs import fingerprint_files, write_manifest
+from admitdx.tasks.answers import text_answer
+from admitdx.tasks.registry import task_of
+from admitdx.tasks.spec import TaskSpec
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are an emergency physician at the moment of the hospital admission decision. From the "
@@ -50,8 +60,6 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 QUESTION = "Based on this presentation, what are the patient's diagnoses?"
 EVIDENCE_CLASSES = ("supported", "partial", "unsupported")
-PROMPT_DIR = Path(__file__).parent / "prompts"
-PROMPT = "predict.v1"  # the EarlyDx spec's prompt: the one `predict --system llm` renders
 MAX_ITEMS = 20  # the llm system's default max_items: the longest list the evaluated prompt allows
 DEFAULT_SPLITS = ("train", "val")
 DATASET_INFO_FILE = "dataset_info.json"
@@ -86,6 +94,8 @@ def export_sft(
             f"unknown evidence class(es): {', '.join(bad)}", hint=f"choose from {', '.join(EVIDENCE_CLASSES)}"
         )
     instances = load_instances(dataset_dir)
+    task = task_of(dataset_dir, instances)
+    _check_exportable(task, answer_format, evidence)
     splits = _splits(instances, splits, include_test)
     if evidence and not any(r.evidence_class for i in instances for r in i.references):
         raise UsageError(
@@ -93,39 +103,50 @@ def export_sft(
             hint="audit it first (`admitdx audit --dataset DIR ...`), or export without --evidence",
         )
     reasoning = _read_rationales(rationales) if rationales else None
-    template = load_prompt(PROMPT, PROMPT_DIR) if answer_format == "json" else None
-    out_dir.mkdir(parents=True, exist_ok=True)
+    template = load_prompt(task.prompt, task.prompt_dir) if answer_format == "json" else None
     counts: dict[str, Any] = {}
+    rows_by_split: dict[str, list[dict[str, Any]]] = {}
     for split in splits:
         tally: Counter[str] = Counter()
         rows = []
         for inst in instances:
             if inst.split != split:
                 continue
-            labels = [r.text for r in inst.references if not evidence or r.evidence_class in evidence]
-            if not labels:
+            answer = _gold_answer(task, inst, evidence)
+            if answer is None:
                 tally["skipped_no_label"] += 1
                 continue
             why = reasoning.get(inst.id) if reasoning is not None else None
             if reasoning is not None and not why:
                 tally["skipped_no_rationale"] += 1
                 continue
-            if template is not None and len(labels) > MAX_ITEMS:
-                tally["labels_cut_at_max_items"] += len(labels) - MAX_ITEMS
-                labels = labels[:MAX_ITEMS]
+            if isinstance(answer, list):
+                if template is not None and len(answer) > MAX_ITEMS:
+                    tally["labels_cut_at_max_items"] += len(answer) - MAX_ITEMS
+                    answer = answer[:MAX_ITEMS]
+                tally["labels"] += len(answer)
             messages = (
-                _json_messages(template, inst, labels, why)
+                _json_messages(template, task, inst, answer, why)
                 if template is not None
-                else _lines_messages(inst, labels, why)
+                else _lines_messages(inst, answer, why)  # type: ignore[arg-type]  # lines: lists only
             )
             if system_prompt is not None:
-                messages[0] = {"role": "system", "content": system_prompt}
+                messages = _with_system(messages, system_prompt)
             rows.append({"id": inst.id, "messages": messages})
-            tally["labels"] += len(labels)
+        rows_by_split[split] = rows
+        counts[split] = {"examples": len(rows), **tally}
+    if not any(rows_by_split.values()):
+        raise UsageError(
+            f"nothing to export from {dataset_dir}: no instance of {', '.join(splits)} has a gold "
+            f"answer{' of the chosen evidence classes' if evidence else ''}"
+            f"{' and a usable rationale' if reasoning is not None else ''} ({_skips(counts)})",
+            hint="check the dataset's splits and targets, or export without --evidence/--rationales",
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for split, rows in rows_by_split.items():
         write_jsonl(out_dir / f"{split}.jsonl", rows)
         pq.write_table(pa.Table.from_pylist(rows, schema=SFT_SCHEMA), out_dir / f"{split}.parquet")
-        counts[split] = {"examples": len(rows), **tally}
-    info = dataset_info(instances[0].task if instances else "earlydx", splits)
+    info = dataset_info(task.name, splits)
     (out_dir / DATASET_INFO_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     write_manifest(
         out_dir,
@@ -163,21 +184,69 @@ def _splits(instances: list[Instance], splits: tuple[str, ...] | None, include_t
     return splits
 
 
+def _check_exportable(task: TaskSpec, answer_format: str, evidence: tuple[str, ...] | None) -> None:
+    """Refuse, before reading further, what this task cannot be exported as."""
+    if task.prompt is None or task.prompt_dir is None:
+        raise UsageError(
+            f"task {task.name} ships no prompt, so there is no evaluated prompt to fine-tune on",
+            hint="export a task that `admitdx predict --system llm` can run",
+        )
+    if answer_format == "lines" and task.name != "earlydx":
+        raise UsageError(
+            f"--answer-format lines is EarlyDx's direct format (appendix L); task {task.name} has none",
+            hint="use --answer-format json: the task's own prompt and answer schema",
+        )
+    if evidence and task.answer != "diagnoses":
+        raise UsageError(
+            f"--evidence selects diagnosis labels; task {task.name} answers with a {task.answer}",
+            hint="export without --evidence",
+        )
+
+
+def _gold_answer(
+    task: TaskSpec, inst: Instance, evidence: tuple[str, ...] | None
+) -> list[str] | str | dict[str, str] | None:
+    """The instance's gold answer: its reference texts (of the chosen evidence classes) for a
+    diagnosis task, its target otherwise; None when there is none (the instance is skipped)."""
+    if task.answer == "diagnoses":
+        labels = [r.text for r in inst.references if not evidence or r.evidence_class in evidence]
+        return labels or None
+    return inst.target or None
+
+
 def _json_messages(
-    template: PromptTemplate, inst: Instance, labels: list[str], reasoning: str | None
+    template: PromptTemplate,
+    task: TaskSpec,
+    inst: Instance,
+    answer: list[str] | str | dict[str, str],
+    reasoning: str | None,
 ) -> list[dict[str, str]]:
-    """The evaluated prompt (zero-shot, whole record) and the JSON answer it asks for."""
+    """The evaluated prompt (zero-shot, whole input) and the JSON answer its schema asks for,
+    rendered with the arguments ``LLMPredictor.request`` passes."""
     messages = template.render(
         record=inst.text,
         max_items=MAX_ITEMS,
         reasoning=reasoning is not None,
         graded=False,
         exemplars=[],
-        categories=(),
+        categories=task.categories,
     )
-    answer: dict[str, Any] = {"reasoning": reasoning} if reasoning is not None else {}
-    answer["diagnoses"] = labels
-    return [*messages, {"role": "assistant", "content": json.dumps(answer)}]
+    body: dict[str, Any] = {"reasoning": reasoning} if reasoning is not None else {}
+    body |= {"diagnoses": answer} if isinstance(answer, list) else text_answer(answer)
+    return [*messages, {"role": "assistant", "content": json.dumps(body)}]
+
+
+def _with_system(messages: list[dict[str, str]], system_prompt: str) -> list[dict[str, str]]:
+    """Replace the system turn, or put one first where the template has none (CliniBench)."""
+    rest = messages[1:] if messages and messages[0]["role"] == "system" else messages
+    return [{"role": "system", "content": system_prompt}, *rest]
+
+
+def _skips(counts: dict[str, Any]) -> str:
+    return "; ".join(
+        f"{split}: " + (", ".join(f"{k} {v}" for k, v in c.items() if k != "examples") or "no instances")
+        for split, c in counts.items()
+    )
 
 
 def _lines_messages(inst: Instance, labels: list[str], reasoning: str | None) -> list[dict[str, str]]:
