@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "progress": 0,
     "yaml_reader": 0,
     "provenance": 0,
+    "colours": 0,
     "ontology": 0,
     # reading EHR files, and the generator that writes them
     "sources": 1,

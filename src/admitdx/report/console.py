@@ -35,7 +35,10 @@ def _title(results: dict[str, Any], label: str, metric: str) -> str:
     """The table's title names what its numbers were computed over, then the evaluated split."""
     scored_on = evidence.sample_text(results, metric)
     split = f"{results['n_instances']} encounters, {results['n_patients']} patients"
-    return f"{label} · scored on {scored_on} (of the {results['params']['split']} split's {split})"
+    trial = evidence.trial_text(results)
+    return (f"{trial.upper()} · " if trial else "") + (
+        f"{label} · scored on {scored_on} (of the {results['params']['split']} split's {split})"
+    )
 
 
 def headline_table(results: dict[str, Any]) -> Table:

@@ -56,12 +56,17 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
 
 def render_report(results: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
-    env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style, colour=plots.color_for)
+    style = plots.styles(results)
+    env.filters.update(
+        fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style, colour=lambda name: style[name].colour
+    )
     env.globals.update(
         significant=lambda s, name: evidence.significant(results, s, name),
         scored_on=lambda name: evidence.sample_text(results, name),
         uninformative=evidence.uninformative,
         uninformative_mark=evidence.UNINFORMATIVE_MARK,
+        trial=evidence.trial_text(results),
+        system_trial=lambda s: evidence.system_trial_text(results, s),
     )
     shown = shown_metrics(results)
     systems = results["systems"]

@@ -90,7 +90,9 @@ def render_latex(results: dict[str, Any]) -> str:
 def _caption(results: dict[str, Any], names: list[str]) -> str:
     """The caption in LaTeX: names escaped, the p-value threshold in math mode."""
     conf = round(100 * results["params"]["confidence"])
-    parts = [
+    trial = evidence.trial_text(results)
+    parts = [escape(f"{trial.capitalize()}, not a result.")] if trial else []
+    parts += [
         escape(
             f"{results.get('task', 'earlydx')}, {results['params']['split']} split "
             f"({results['n_instances']} encounters, {results['n_patients']} patients). "
@@ -98,7 +100,7 @@ def _caption(results: dict[str, Any], names: list[str]) -> str:
             f"({results['params']['n_bootstrap']} replicates)."
         )
     ]
-    if len(results["systems"]) > 1:
+    if len(results["systems"]) > 1 and not trial:
         parts.append(
             rf"$^{{*}}$ paired bootstrap $p < {evidence.ALPHA}$ against {escape(results['baseline'])}."
         )

@@ -78,6 +78,10 @@ def render_table(results: dict[str, Any]) -> str:
         f"({results['params']['n_bootstrap']} replicates); each table names the encounters and patients "
         "its metrics were computed over.",
     ]
+    trial = evidence.trial_text(results)
+    if trial:
+        lines[0] = f"# {trial.capitalize()} — " + lines[0].removeprefix("# ")
+        lines += ["", f"> **{trial.capitalize()}**, not a result. {evidence.TRIAL_NOTE}"]
     if results.get("subset"):
         lines += ["", f"> A subset: scored on {results['subset']}, not on the whole test split."]
     if results.get("tracks_note"):
@@ -182,7 +186,7 @@ def _clinibench_blocks(results: dict[str, Any]) -> list[str]:
 def _notes(results: dict[str, Any]) -> list[str]:
     """What the marks mean, and which marks were withheld."""
     names, notes = shown_metrics(results), []
-    if len(results["systems"]) > 1:
+    if len(results["systems"]) > 1 and not evidence.trial(results):
         notes.append(f"\\* paired bootstrap p < {evidence.ALPHA} against {results['baseline']}.")
     suppressed = evidence.suppressed_note(results, names)
     if suppressed:

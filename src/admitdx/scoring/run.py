@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from admitdx import __version__
+from admitdx.colours import style_at
 from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
 from admitdx.errors import AdmitdxError, UsageError
 from admitdx.jsonl import encode_jsonl
@@ -131,6 +132,9 @@ def _score_run(
     results = [s.entry for s in scored]
     replicates = {s.name: s.replicates for s in scored}
     base = next(r for r in results if r["name"] == baseline)
+    for position, r in enumerate(results):  # every page and figure of the run draws it so
+        style = style_at(position)
+        r["colour"], r["pattern"] = style.colour, style.pattern
     for r in results:
         if r["name"] != baseline:
             r["vs_baseline"] = {
@@ -138,6 +142,7 @@ def _score_run(
                 "p_values": bootstrap.paired_p_values(replicates[baseline], replicates[r["name"]]),
                 **(suite.compare(base, r) if hasattr(suite, "compare") else {}),
             }
+    cut = (read_manifest(dataset_dir) or {}).get("outputs") or {}
     out = {
         "admitdx_version": __version__,
         "dataset": str(dataset_dir),
@@ -149,8 +154,10 @@ def _score_run(
         "n_patients": len(ctx.order),
         **set_aside,
         "baseline": baseline,
-        # a dataset cut from another (the demo's LLM subset) says so in its manifest
-        "subset": ((read_manifest(dataset_dir) or {}).get("outputs") or {}).get("subset"),
+        # a dataset cut from another (the demo's LLM subset) says so in its manifest, and how
+        # many of how many test instances it kept (the report marks it a trial: n of N)
+        "subset": cut.get("subset"),
+        "subset_trial": cut.get("trial"),
         **{k: v for k, v in prepared.items() if not k.startswith("_")},
         "coverage": section_coverage(dataset_dir, ctx.instances),
         "coverage_absent": absent_sections(dataset_dir),
