@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "yaml_reader": 0,
     "provenance": 0,
     "colours": 0,
+    "typed_options": 0,
     "ontology": 0,
     # reading EHR files, and the generator that writes them
     "sources": 1,

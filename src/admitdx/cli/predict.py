@@ -6,7 +6,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -16,10 +16,13 @@ from admitdx.cli.executor_options import ExecutorOption, RayAddressOption, RaySh
 from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
 from admitdx.executors import make_executor
+from admitdx.llm.config import LLMConfig
 from admitdx.systems import registered
 from admitdx.systems.config import SystemChoice, load_config
+from admitdx.systems.labels import TRAIN_LABELS
 from admitdx.systems.llm import LOCAL
-from admitdx.systems.runner import run_predictions
+from admitdx.systems.runner import TRAIN_LABELS_OPTION, run_predictions
+from admitdx.typed_options import check_settings, hints_of
 
 
 def predict(
@@ -81,7 +84,8 @@ def predict(
         choice = SystemChoice(LOCAL, "llm", {"base_url": LOCAL})
     else:
         choice = run_config.choose(system)
-    choice = dataclasses.replace(choice, options={**choice.options, **parse_key_values(set_)})
+    options = {**choice.options, **parse_key_values(set_)}
+    choice = dataclasses.replace(choice, options=checked_options(choice.kind, choice.name, options))
     if name is not None:
         choice = dataclasses.replace(choice, name=name)
     if executor != "local" and choice.kind != "llm":
@@ -136,6 +140,20 @@ def systems(
 
 #: Parameters the runner fills in itself; not options a user sets.
 _RUNNER_FILLED = {"task", "allow_hosts", "executor"}  # executor: from --executor
+
+
+def checked_options(kind: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A system's options (from --config and --set) checked against its kind's typed options before
+    any work, so `k=three` or `promt=cot` stops here with exit 2, not in a traceback mid-run."""
+    if kind not in registered():  # the runner names an unknown kind with its config entry
+        return options
+    factory = registered()[kind].factory
+    typed = hints_of(factory, skip=frozenset(_RUNNER_FILLED))
+    typed[TRAIN_LABELS_OPTION] = Literal[TRAIN_LABELS]
+    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
+        typed |= hints_of(LLMConfig)  # the kinds that take **options pass them to the LLM client
+    owner = f"system {name!r} (kind {kind})" if name != kind else f"system kind {kind}"
+    return check_settings(options, typed, owner)
 
 
 def kind_options(factory: Callable[..., Any]) -> str:
