@@ -50,6 +50,14 @@ def predict(
             "the rest).",
         ),
     ] = None,
+    keep_unsupported_only: Annotated[
+        bool,
+        typer.Option(
+            "--keep-unsupported-only",
+            help="Also predict the encounters whose labels the audit found all unsupported; scoring "
+            "leaves them out (EarlyDx §4.1) unless `score --keep-unsupported-only`.",
+        ),
+    ] = False,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="System option KEY=VALUE over --config's (repeatable), e.g. --set k=5."),
@@ -106,6 +114,7 @@ def predict(
             split=split,
             train_split=train_split,
             limit=limit,
+            keep_unsupported_only=keep_unsupported_only,
         )
     except KeyboardInterrupt:
         console.print(
