@@ -87,10 +87,21 @@ TRIAL_NOTE = (
 )
 
 
+#: Metrics that describe what a system answered rather than how well (shares, counts, rates):
+#: their p-values say two systems answer differently, not that one is better, so no mark.
+DESCRIPTIVE_PREFIXES = ("predicted_share.", "recorded_share.")
+DESCRIPTIVE_SUFFIXES = ("mean_predictions", "mean_references", "alert_rate", "recorded_rate")
+
+
+def descriptive(metric: str) -> bool:
+    return metric.startswith(DESCRIPTIVE_PREFIXES) or metric.endswith(DESCRIPTIVE_SUFFIXES)
+
+
 def significant(results: dict[str, Any], system: dict[str, Any], metric: str) -> bool:
     """True when the paired bootstrap p-value against the baseline is under 0.05, the run is not a
-    trial (:func:`trial`), and the metric rests on enough patients for the mark to mean something."""
-    if trial(results):
+    trial (:func:`trial`), the metric measures quality (not :func:`descriptive`), and it rests on
+    enough patients for the mark to mean something."""
+    if trial(results) or descriptive(metric):
         return False
     versus = system.get("vs_baseline") or {}
     p = (versus.get("p_values") or {}).get(metric)

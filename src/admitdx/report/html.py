@@ -17,7 +17,16 @@ from admitdx.errors import UsageError
 from admitdx.metrics.earlydx import RECALL_AT_K
 from admitdx.report import evidence, plots
 from admitdx.report.figures import figure_plots
-from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TRACK_TITLES, fmt, fmt_ci, shown_metrics
+from admitdx.report.table import (
+    MAIN_COLUMNS,
+    REPORT_TITLES,
+    SUITE_TITLES,
+    TRACK_TITLES,
+    column_label,
+    fmt,
+    fmt_ci,
+    shown_metrics,
+)
 from admitdx.scoring.run import RESULTS_FILE
 
 REPORT_FILE = "report.html"
@@ -58,7 +67,12 @@ def render_report(results: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     style = plots.styles(results)
     env.filters.update(
-        fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style, colour=lambda name: style[name].colour
+        fmt=fmt,
+        fmt_ci=fmt_ci,
+        heat=heat,
+        delta_style=delta_style,
+        colour=lambda name: style[name].colour,
+        column=column_label,
     )
     env.globals.update(
         significant=lambda s, name: evidence.significant(results, s, name),
@@ -82,6 +96,7 @@ def render_report(results: dict[str, Any]) -> str:
         main_columns=MAIN_COLUMNS,
         track_titles=TRACK_TITLES,
         suite_titles=SUITE_TITLES,
+        report_title=REPORT_TITLES.get(results.get("suite", "earlydx"), "report"),
         ks=RECALL_AT_K,
         conditions=conditions,
         axes=axes,

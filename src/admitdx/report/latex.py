@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from admitdx.report import evidence
-from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TIME_CRITICAL, TRACK_TITLES
+from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TIME_CRITICAL, TRACK_TITLES, column_label
 
 _ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -67,7 +67,9 @@ def render_latex(results: dict[str, Any]) -> str:
         ]
     else:
         names = results["headline_metrics"][:6]
-        blocks = [(SUITE_TITLES.get(results["suite"], results["suite"]), [(n, n) for n in names])]
+        blocks = [
+            (SUITE_TITLES.get(results["suite"], results["suite"]), [(n, column_label(n)) for n in names])
+        ]
     width = max(len(cols) for _, cols in blocks) + 1
     lines = [
         r"\begin{table}[t]",

@@ -160,12 +160,26 @@ def grouped_bars(
         ax.set_xticks(
             x, [f"{label}\nn={e} enc., {p} pat." for (_, label), (e, p) in zip(metrics, sizes, strict=True)]
         )
+    _readable_xticks(ax, [label for _, label in metrics], width)
     ax.set_ylabel(ylabel)
     if ymax is not None:
         ax.set_ylim(0, ymax)
     ax.grid(axis="x", visible=False)
     _legend_right(ax)
     return Plot(fig, rows)
+
+
+CHARS_PER_INCH = 12  # DejaVu Sans at 9 pt, an average character
+
+
+def _readable_xticks(ax: plt.Axes, labels: Sequence[str], width: float) -> None:
+    """Tilt the group labels when the longest would not fit its group's share of the axis (the
+    disposition classes ran into one string), so no two labels overlap."""
+    room = 0.8 * width / max(len(labels), 1) * CHARS_PER_INCH
+    if max((len(line) for label in labels for line in label.split("\n")), default=0) > room:
+        for tick in ax.get_xticklabels():
+            tick.set_rotation(30)
+            tick.set_horizontalalignment("right")
 
 
 def recall_at_k(results: dict[str, Any], track: str, ks: Sequence[int], bands: bool = False) -> Plot:
