@@ -10,6 +10,7 @@ one system has one colour in every figure and page of a run.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,12 +156,10 @@ def grouped_bars(
     sizes = [evidence.sample_size(results, key) for key, _ in metrics]
     if len(set(sizes)) == 1:  # one n for the whole figure: say it once
         ax.set_title(f"n = {sizes[0][0]} encounters, {sizes[0][1]} patients", fontsize=8, color="#4b5563")
-        ax.set_xticks(x, [label for _, label in metrics])
+        ticks = [label for _, label in metrics]
     else:
-        ax.set_xticks(
-            x, [f"{label}\nn={e} enc., {p} pat." for (_, label), (e, p) in zip(metrics, sizes, strict=True)]
-        )
-    _readable_xticks(ax, [label for _, label in metrics], width)
+        ticks = [f"{label}\nn={e} enc., {p} pat." for (_, label), (e, p) in zip(metrics, sizes, strict=True)]
+    ax.set_xticks(x, wrap_labels(ticks, 0.8 * width / max(len(ticks), 1)))
     ax.set_ylabel(ylabel)
     if ymax is not None:
         ax.set_ylim(0, ymax)
@@ -172,14 +171,12 @@ def grouped_bars(
 CHARS_PER_INCH = 12  # DejaVu Sans at 9 pt, an average character
 
 
-def _readable_xticks(ax: plt.Axes, labels: Sequence[str], width: float) -> None:
-    """Tilt the group labels when the longest would not fit its group's share of the axis (the
-    disposition classes ran into one string), so no two labels overlap."""
-    room = 0.8 * width / max(len(labels), 1) * CHARS_PER_INCH
-    if max((len(line) for label in labels for line in label.split("\n")), default=0) > room:
-        for tick in ax.get_xticklabels():
-            tick.set_rotation(30)
-            tick.set_horizontalalignment("right")
+def wrap_labels(labels: Sequence[str], inches_each: float) -> list[str]:
+    """Each tick label wrapped to the ``inches_each`` its group or column has on the axis (the
+    disposition classes ran into one string; tilted labels still overlap as boxes), so no two
+    labels overlap; a label that fits is left as it is."""
+    room = max(int(inches_each * CHARS_PER_INCH), 4)
+    return ["\n".join(textwrap.fill(line, room) for line in label.split("\n")) for label in labels]
 
 
 def recall_at_k(results: dict[str, Any], track: str, ks: Sequence[int], bands: bool = False) -> Plot:
