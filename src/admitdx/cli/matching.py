@@ -17,7 +17,7 @@ from admitdx.cli.executor_options import (
     RayWorkersOption,
     open_executor,
 )
-from admitdx.cli.options import parse_key_values
+from admitdx.cli.options import parse_key_values, prediction_dirs
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
 from admitdx.matching.agreement import export_review_sample, write_agreement
@@ -104,7 +104,7 @@ def match(
         on = {"executor": runs_on} if matcher == "llm_judge" else {}
         m = create_matcher(matcher, **{**_params(config, param or []), **on})
         try:
-            for directory in [*predictions, *(extra or [])]:
+            for directory in prediction_dirs([*predictions, *(extra or [])]):
                 _match_one(console, m, dataset, directory, name, allow_label_change)
         except KeyboardInterrupt:
             console.print(

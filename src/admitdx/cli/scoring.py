@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from admitdx.cli.options import prediction_dirs
 from admitdx.contracts import load_instances
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.ontology import hcc
@@ -181,7 +182,7 @@ def score(
     Example (ER-Reason diagnosis, every CCSR category): admitdx score --dataset dx --predictions runs/llm
     --ccsr-table DXCCSR_v2025-1.CSV --out runs/score
     """
-    dirs = [*predictions, *(extra or [])]
+    dirs = prediction_dirs([*predictions, *(extra or [])])
     params = ScoreParams(
         matcher=matcher,
         split=split,

@@ -57,6 +57,26 @@ def _content_check(tf: TableFile) -> str:
     return f"table-scan-{rules_digest(tf)}"
 
 
+#: The PhysioNet project that ships each MIMIC-IV module (the core holds hosp/ and icu/).
+MODULE_PROJECTS = {
+    "ed": "MIMIC-IV-ED",
+    "note": "MIMIC-IV-Note",
+    "ecg": "MIMIC-IV-ECG",
+    "echo": "MIMIC-IV-ECHO",
+}
+
+
+def missing_hint(tables: list[str]) -> str:
+    """What to add for absent ``module.table`` names: the module folders and the PhysioNet projects
+    they come from (a one-liner without note/ was told to look for hosp/ and ed/)."""
+    modules = sorted({t.split(".", 1)[0] for t in tables})
+    projects = [f"{m}/ from {MODULE_PROJECTS.get(m, 'MIMIC-IV')}" for m in modules]
+    return (
+        f"add {', '.join(projects)} to this root, or point --mimic at a root that has "
+        f"{'it' if len(modules) == 1 else 'them'} (check it with `admitdx data check --mimic DIR`)"
+    )
+
+
 def verify_tables(
     con: duckdb.DuckDBPyConnection,
     tables: dict[str, TableFile],
@@ -70,8 +90,7 @@ def verify_tables(
         raise InputError(
             f"the root lacks {', '.join(absent)}, which this command cannot do without",
             table=absent[0],
-            hint="point --mimic at a MIMIC-IV root holding hosp/ and ed/ "
-            "(check it with `admitdx data check --mimic DIR`)",
+            hint=missing_hint(absent),
         )
     scope = needs.scope(tables)
     for key in scope:
