@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from admitdx.demo import DemoParams, run_demo
+from admitdx.demo.params import DemoParams
 
 _defaults = DemoParams()
 
@@ -55,6 +55,8 @@ def demo(
         use_llm=llm,
         other_tasks=other_tasks,
     )
+    from admitdx.demo.run import run_demo  # the whole pipeline: imported when it runs, not for --help
+
     console = Console(stderr=True)
     try:
         run_demo(params, console)

@@ -12,9 +12,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from admitdx.auditing import RuleAuditor, audit_dataset
-from admitdx.auditing.llm_auditor import LLMAuditor
-from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
 from admitdx.cli.executor_options import (
     ExecutorOption,
     RayAddressOption,
@@ -25,7 +22,6 @@ from admitdx.cli.executor_options import (
 )
 from admitdx.cli.named_llm import open_named_client
 from admitdx.cli.options import parse_key_values
-from admitdx.llm.local_server import LocalServer
 from admitdx.progress import progress_bar
 
 _console = Console(stderr=True)
@@ -77,6 +73,8 @@ def serve_local(
 
     Example: admitdx serve-local --n-ctx 4096
     """
+    from admitdx.llm.local_server import LocalServer  # here, not for `admitdx --help`
+
     server = LocalServer(model_path=model, n_ctx=n_ctx, port=port, log_path=log)
     with _console.status(f"starting llama.cpp with {server.model_path}"):
         server.start()
@@ -118,6 +116,9 @@ def audit(
 
     Example: admitdx audit --dataset runs/earlydx --system rules --out runs/earlydx-audited
     """
+    from admitdx.auditing import RuleAuditor, audit_dataset  # here, not for `admitdx --help`
+    from admitdx.auditing.llm_auditor import LLMAuditor
+
     with _progress("audit") as update:
         if system == "rules":
             outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
@@ -155,6 +156,8 @@ def rationale(
 
     Example: admitdx rationale --dataset runs/earlydx-audited --system local --out runs/rationales
     """
+    from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
+
     splits = tuple(split or ["train"])
     audited_instances(dataset, splits)  # fail before starting a model server
     with (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,11 +20,11 @@ from admitdx.cli.executor_options import (
 from admitdx.cli.options import parse_key_values, prediction_dirs
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
-from admitdx.matching.agreement import export_review_sample, write_agreement
-from admitdx.matching.base import Matcher
-from admitdx.matching.runner import build_tasks, run_matcher
 from admitdx.progress import progress_bar
 from admitdx.yaml_reader import load_yaml
+
+if TYPE_CHECKING:  # the runner and agreement are imported by the verbs that run them (fast --help)
+    from admitdx.matching.base import Matcher
 
 
 def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
@@ -119,6 +119,8 @@ def _match_one(
     console: Console, m: Matcher, dataset: Path, predictions: Path, name: str | None, allow_label_change: bool
 ) -> None:
     """Match one predictions directory with an already created matcher and print its summary."""
+    from admitdx.matching.runner import run_matcher
+
     with progress_bar(console, transient=True) as progress:
         bar = progress.add_task(f"matching ({m.name})", total=None)
         if hasattr(m, "on_progress"):  # one-time steps inside a matcher (ICD titles) get their own row
@@ -169,6 +171,9 @@ def agree(
 
     Example: admitdx agree --dataset runs/earlydx --predictions runs/pred/zs --a llm_judge --b embedding
     """
+    from admitdx.matching.agreement import export_review_sample, write_agreement
+    from admitdx.matching.runner import build_tasks
+
     result, out = write_agreement(dataset, predictions, a, b, nonempty_only=not include_empty)
     table = Table("measure", "value", box=None, title=f"{a} vs {b}")
     for key, value in result.to_dict().items():

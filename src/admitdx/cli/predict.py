@@ -15,14 +15,10 @@ from rich.table import Table
 from admitdx.cli.executor_options import ExecutorOption, RayAddressOption, RayShardOption, RayWorkersOption
 from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
-from admitdx.executors import make_executor
-from admitdx.llm.config import LLMConfig
-from admitdx.systems import registered
-from admitdx.systems.config import SystemChoice, load_config
-from admitdx.systems.labels import TRAIN_LABELS
-from admitdx.systems.llm import LOCAL
-from admitdx.systems.runner import TRAIN_LABELS_OPTION, run_predictions
 from admitdx.typed_options import check_settings, hints_of
+
+# The systems, their runner and the LLM client are imported by the verbs that use them, so that
+# `admitdx --help` does not load them.
 
 
 def predict(
@@ -87,6 +83,11 @@ def predict(
 
     Example: admitdx predict --dataset runs/earlydx --system knn-bm25 --out runs/pred/knn-bm25
     """
+    from admitdx.executors import make_executor
+    from admitdx.systems.config import SystemChoice, load_config
+    from admitdx.systems.llm import LOCAL
+    from admitdx.systems.runner import run_predictions
+
     run_config = load_config(config)
     if system == LOCAL and LOCAL not in run_config.systems:
         choice = SystemChoice(LOCAL, "llm", {"base_url": LOCAL})
@@ -139,6 +140,8 @@ def systems(
 
     Example: admitdx systems --verbose
     """
+    from admitdx.systems import registered
+
     table = Table(
         "kind", "description", *(["options (--set KEY=VALUE, default)"] if verbose else []), box=None
     )
@@ -154,6 +157,11 @@ _RUNNER_FILLED = {"task", "allow_hosts", "executor"}  # executor: from --executo
 def checked_options(kind: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
     """A system's options (from --config and --set) checked against its kind's typed options before
     any work, so `k=three` or `promt=cot` stops here with exit 2, not in a traceback mid-run."""
+    from admitdx.llm.config import LLMConfig
+    from admitdx.systems import registered
+    from admitdx.systems.labels import TRAIN_LABELS
+    from admitdx.systems.runner import TRAIN_LABELS_OPTION
+
     if kind not in registered():  # the runner names an unknown kind with its config entry
         return options
     factory = registered()[kind].factory

@@ -37,7 +37,18 @@ EarlyDx's predictions did, and the two side-by-side demos took 13 min 48 s and 1
 ``--no-llm`` the three tasks take 7 s (load ≈ 4).
 """
 
+from typing import Any
+
 from admitdx.demo.params import DemoParams
-from admitdx.demo.run import run_demo
 
 __all__ = ["DemoParams", "run_demo"]
+
+
+def __getattr__(name: str) -> Any:
+    """``run_demo`` on first use: the command line reads ``DemoParams`` for its help without
+    importing every stage the demo runs."""
+    if name == "run_demo":
+        from admitdx.demo.run import run_demo
+
+        return run_demo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
