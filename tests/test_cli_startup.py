@@ -1,6 +1,7 @@
 """A fast start (issue 23): `admitdx --version` loads no verb, and `admitdx --help` loads none of
 the heavy parts (plotting, the scoring run, the demo, the matchers' solver). Measured in a fresh
-interpreter, as a user's shell starts it; the CPU time is printed for the suite's log."""
+interpreter through the console script's entry (:mod:`admitdx.launcher`), as a user's shell starts
+it; the CPU time is printed for the suite's log."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ HEAVY = (
     "admitdx.matching.base",
 )
 #: Not needed to print the version: not even the command-line framework.
-FRAMEWORK = ("typer", "rich", "numpy", "duckdb", "admitdx.cli.root")
+FRAMEWORK = ("typer", "rich", "numpy", "duckdb", "admitdx.cli")
 PROBE = """
 import sys
-from admitdx.cli import main
+from admitdx.launcher import main
 sys.argv = ["admitdx", *sys.argv[1:]]
 try:
     main()

@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "report": 9,
     "demo": 10,
     "cli": 11,
+    "launcher": 11,  # the console script: --version, then the cli
 }
 
 

@@ -1,32 +1,78 @@
 """The ``admitdx`` command line: one thin function per verb; the work happens in the library.
 
-This package's import is kept light: ``admitdx --version`` answers before any verb's module (and
-the data, model and plotting libraries they import) is loaded. The app itself is assembled in
-:mod:`admitdx.cli.root` on first use (``from admitdx.cli import app`` still works).
+Each area registers its verbs from its own module. Errors the user can fix (bad input data, a
+refused endpoint, a missing extra) end with a message and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer import rich_utils
 
 from admitdx import __version__
+from admitdx.cli import build, data, demo, llm, matching, predict, scoring, synth
+from admitdx.errors import AdmitdxError
+
+# Help and tables are laid out for at least HELP_WIDTH columns when the output is not a terminal
+# (pipes, logs, CI report 80), so option help is wrapped at a readable width instead of cut.
+HELP_WIDTH = 120
+if rich_utils.MAX_WIDTH is None and not sys.stdout.isatty():
+    rich_utils.MAX_WIDTH = HELP_WIDTH
+
+app = typer.Typer(
+    name="admitdx",
+    help="Build, run and score admission-time diagnosis benchmarks on MIMIC-IV-shaped EHR data.\n\n"
+    "Example: admitdx demo",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"admitdx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """admitdx: build → predict → match → score → report."""
+
+
+for _area in (data, synth, build, llm, predict, matching, scoring, demo):
+    _area.register(app)
+
+# `admitdx --help` groups the verbs by stage, in the order a study runs them; a new verb must be
+# placed here (an unplaced one fails at import, so it cannot be forgotten).
+_PANELS = {
+    "1 · data and benchmarks": ("data", "tasks", "build", "export", "audit", "rationale"),
+    "2 · systems": ("systems", "serve-local", "predict"),
+    "3 · scoring": ("match", "agree", "judge-concepts", "score", "score-mean", "report"),
+    "everything at once": ("demo",),
+}
+_panel_of = {verb: panel for panel, verbs in _PANELS.items() for verb in verbs}
+_order = [verb for verbs in _PANELS.values() for verb in verbs]
+app.registered_commands.sort(key=lambda c: _order.index(c.name))
+app.registered_groups.sort(key=lambda g: _order.index(g.name))
+for _cmd in app.registered_commands:
+    _cmd.rich_help_panel = _panel_of[_cmd.name]
+for _group in app.registered_groups:
+    _group.rich_help_panel = _panel_of[_group.name]
 
 
 def main() -> None:
-    """The console script: ``--version`` at once, everything else through the app (errors the user
-    can fix end with a message and exit code 2, never a traceback)."""
-    if sys.argv[1:] == ["--version"]:
-        print(f"admitdx {__version__}")
-        return
-    from admitdx.cli.root import main as run
-
-    run()
-
-
-def __getattr__(name: str) -> Any:
-    if name == "app":
-        from admitdx.cli.root import app
-
-        return app
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        app()
+    except AdmitdxError as e:
+        # escaped: a message may quote text with brackets (a server log's "[/path]" broke rich's markup)
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
+        sys.exit(e.exit_code)
