@@ -275,11 +275,12 @@ def _isolines(ax: plt.Axes) -> None:
 
 
 def operating_points(results: dict[str, Any]) -> Plot:
-    """Time-critical precision/recall with F1 isolines; standard (●) → graded (◇) (section 5.5,
-    figure 11). A system that raised no time-critical flag has no precision: it is drawn as × on
-    the recall axis (at precision 0) and its legend entry says "no flags", so every legend entry
-    has its mark on the plot. Earlier systems are drawn larger, underneath, so coincident systems
-    stay visible; the size carries no value, and a note under the plot says so."""
+    """Time-critical precision/recall with F1 isolines and the standard point's 95 % intervals as
+    whiskers on both axes; standard (●) → graded (◇) (section 5.5, figure 11). A system that
+    raised no time-critical flag has no precision: it is drawn as × on the recall axis (at
+    precision 0) and its legend entry says "no flags", so every legend entry has its mark. Earlier
+    systems are drawn larger, underneath, so coincident systems stay visible; the size carries no
+    value, and a note under the plot says so."""
     systems, style = results["systems"], styles(results)
     fig, ax = plt.subplots(figsize=(4.8, 4.2))
     _isolines(ax)
@@ -294,6 +295,10 @@ def operating_points(results: dict[str, Any]) -> Plot:
                     label=f"{s['name']} (no flags)")  # fmt: skip
         else:
             ax.plot(p, r, "o", color=c, ms=size, label=s["name"], zorder=3 + i, clip_on=False)
+            # the 95 % patient-bootstrap intervals of both coordinates (no whisker where uninformative)
+            ex, ey = _metric(s, "tc.precision")[1:], _metric(s, "tc.recall")[1:]
+            ax.errorbar(p, r, xerr=[[ex[0]], [ex[1]]], yerr=[[ey[0]], [ey[1]]], fmt="none", ecolor=c,
+                        elinewidth=1, capsize=2, alpha=0.8, zorder=2)  # fmt: skip
             if np.isfinite(gp) and np.isfinite(gr) and (abs(gp - p) > 1e-9 or abs(gr - r) > 1e-9):
                 ax.annotate("", (gp, gr), (p, r), arrowprops={"arrowstyle": "->", "color": c, "lw": 1.2})
                 ax.plot(gp, gr, "D", color=c, ms=6, mfc="white", mew=1.6, zorder=3, clip_on=False)
