@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from admitdx.cli.executor_options import (
     ExecutorOption,
@@ -130,14 +130,23 @@ def audit(
                 endpoints = named_endpoints(system, config, client)
                 auditor = LLMAuditor(client, executor=runs_on, endpoints=endpoints)
                 outputs = audit_dataset(dataset, out, auditor, truth_root=truth, on_progress=update)
-    classes = json.dumps(outputs["evidence_class"])
-    _console.print(
-        f"audited {outputs['references']} labels → {out}: {classes}, {outputs['unparseable']} unparseable"
-    )
+    _console.print(audit_summary(outputs, out))
     if "agreement" in outputs:
         a = outputs["agreement"]
         _console.print(f"agreement with _truth over {a['compared']} labels: accuracy {a['accuracy']:.3f}, "
                        f"Cohen's kappa {a['cohen_kappa']:.3f} (see {out / 'agreement.json'})")  # fmt: skip
+
+
+def audit_summary(outputs: dict[str, Any], out: Path) -> Table:
+    """The audit's counts as a table (it printed a raw JSON dict): labels per evidence class with
+    their share, unparseable verdicts, and the encounters the benchmark set keeps."""
+    n = outputs["references"] or 1
+    table = Table("labels", "n", "share", title=f"audited {outputs['references']} labels → {out}", box=None)
+    for name, count in [*outputs["evidence_class"].items(), ("unparseable", outputs["unparseable"])]:
+        table.add_row(name, str(count), f"{100 * count / n:.0f} %")
+    table.add_row("encounters kept (a supported or partial label)", str(outputs["retained_instances"]),
+                  f"of {outputs['instances']}", end_section=True)  # fmt: skip
+    return table
 
 
 def rationale(
