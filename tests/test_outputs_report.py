@@ -389,3 +389,17 @@ def test_a_category_suite_reports_its_sample_and_tables(tmp_path: Path) -> None:
     assert "8 encounters, 4 patients" in (figs / "results.md").read_text()
     for svg in figs.glob("*.svg"):  # whatever figures the suite draws come in every format
         assert all(svg.with_suffix(ext).stat().st_size > 0 for ext in (".pdf", ".png", ".csv")), svg.name
+
+
+def test_each_per_condition_f1_names_its_n(complete: tuple) -> None:
+    """Counted by hand from the fixture's codes (all labels, the default time-critical track)."""
+    root, _, _, results = complete
+    recorded = ("myocardial infarction", "sepsis", "pulmonary embolism", "pneumonia", "atrial fibrillation",
+                "fracture", "urinary tract infection")  # fmt: skip
+    absent = ("intracranial haemorrhage", "stroke", "gastrointestinal bleeding", "acute kidney injury",
+              "heart failure")  # fmt: skip
+    expected = {**dict.fromkeys(recorded, 1), **dict.fromkeys(absent, 0)}
+    assert all(s["per_condition_n"] == expected for s in results["systems"])
+    assert run_cli("report", root / "run").exit_code == 0
+    section = (root / "run" / "report.html").read_text().split('id="per-condition"')[1].split("</section>")[0]
+    assert '<th>sepsis<br><span class="ci">n = 1</span></th>' in section
