@@ -162,21 +162,22 @@ def test_uninformative_intervals_are_flagged(scored: tuple) -> None:
 
 
 def test_a_trial_is_marked_everywhere_and_gets_no_significance_marks(scored: tuple) -> None:
-    """noisy predicted 5 of the 6 test encounters: every card, title, table and caption says
+    """noisy predicted 5 of the 6 test encounters: every card, title, figure, table and caption says
     "trial: 5 of 6", and no renderer prints a mark, even where --min-patients would allow one."""
+    from admitdx.report.latex import render_latex
+
     root, ds, dirs, _, _ = scored
-    _score(ds, dirs, root / "trial-min3", "--min-patients", "3")
-    assert _marks(root, "trial-min3", {}) == {"html": 0, "md": 0, "tex": 0}
+    results, _ = _score(ds, dirs, root / "trial-min3", "--min-patients", "3")
+    assert run_cli("report", root / "trial-min3").exit_code == 0
     html = (root / "trial-min3" / "report.html").read_text()
     assert '<span class="trial" id="trial-mark">trial: 5 of 6</span>' in html
     assert html.count('<div class="trial">trial: 5 of 6</div>') == 1  # noisy's card only
-    assert "paired bootstrap p &lt;" not in html
+    assert "trial: 5 of 6" in html.split('id="fig-main"')[1].split("</figure>")[0]  # the figure's title
+    assert '<span class="sig">*</span>' not in html and "paired bootstrap p &lt;" not in html
     table = (root / "trial-min3" / "table.md").read_text()
-    assert table.startswith("# Trial: 5 of 6 — admitdx results")
-    tex = (root / "trial-min3-figs" / "results.tex").read_text()
-    assert "\\caption{Trial: 5 of 6, not a result." in tex and "$^{*}$ paired" not in tex
-    svg = (root / "trial-min3-figs" / "main.svg").read_text()
-    assert "trial: 5 of 6" in svg
+    assert table.startswith("# Trial: 5 of 6 — admitdx results") and "\\*" not in table
+    tex = render_latex(results)
+    assert "\\caption{Trial: 5 of 6, not a result." in tex and "$^{*}$" not in tex
 
 
 def test_colours_follow_the_order_of_appearance_and_are_recorded(scored: tuple) -> None:
