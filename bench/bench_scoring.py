@@ -14,6 +14,15 @@ report``. Prints wall and CPU seconds per step (this process and the worker proc
 for, all threads): on a shared machine compare CPU seconds across machines, and read a wall time
 next to the load average it was measured at. ``--jobs`` is the scoring run's worker count
 (default: one per CPU; 1 scores in this process).
+
+It ends with where the CPU time goes (issue 23: 3.1–3.5 s wall and 4.7–5.2 CPU-s on one 2-core
+machine, 1.4–1.65 s on another of the same kind): the cores this process may use and the load;
+each BLAS/OpenMP thread pool and its thread count (and the environment variables that set them);
+the CPU of a fresh interpreter importing what ``admitdx score`` imports (process start-up, paid
+once per run and by no worker, which are forked); the best run's CPU split into this process and
+its workers, user and system time (system time is page faults and thread wake-ups); and one
+bootstrap product (replicate weights × per-patient counts) with the BLAS threads as they are and
+with one thread, whose difference is what spinning helper threads cost.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import gc
 import os
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -124,6 +134,70 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def _cpu_parts() -> tuple[float, float, float, float]:
+    """(user, system) CPU seconds of this process, then of its finished child processes."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime, own.ru_stime, children.ru_utime, children.ru_stime
+
+
+def startup_cpu() -> float:
+    """CPU seconds of a fresh interpreter that imports what ``admitdx score`` and ``report`` import."""
+    before = _cpu_parts()
+    code = "import admitdx.scoring.run, admitdx.report.html, admitdx.report.figures"
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return sum(_cpu_parts()[2:]) - sum(before[2:])
+
+
+def blas_product(n_patients: int, replicates: int) -> tuple[float, float, float, float]:
+    """(wall, CPU) of one replicate-weights × per-patient-counts product as the scorer computes it,
+    with the BLAS threads as they are, then with one thread (threadpoolctl)."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    weights = resample_weights(n_patients, replicates).astype(np.float64)
+    counts = np.random.default_rng(0).integers(0, 4, size=(n_patients, 16)).astype(np.float64)
+    _, wall, cpu = timed(np.matmul, weights, counts)
+    with threadpool_limits(1):
+        _, wall1, cpu1 = timed(np.matmul, weights, counts)
+    return wall, cpu, wall1, cpu1
+
+
+def cpu_breakdown(results: dict[str, Any], replicates: int, run_parts: tuple[float, ...]) -> list[str]:
+    """The lines that say where a scoring run's CPU time goes on this machine."""
+    from threadpoolctl import threadpool_info
+
+    lines = [
+        f"cores: {os.cpu_count()} ({len(os.sched_getaffinity(0))} usable by this process); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    ]
+    for pool in threadpool_info():
+        layer = pool.get("threading_layer", "-")
+        lines.append(
+            f"thread pool: {pool['internal_api']} {pool.get('version') or ''} ({layer}), "
+            f"{pool['num_threads']} threads — {Path(pool['filepath']).name}"
+        )
+    env = [f"{k}={os.environ[k]}" for k in THREAD_VARIABLES if k in os.environ]
+    lines.append(f"thread variables: {' '.join(env) or 'none set (each library picks its own count)'}")
+    lines.append(
+        f"process start-up (interpreter + score/report imports, once per run): {startup_cpu():.2f} s CPU"
+    )
+    user, system, w_user, w_system = run_parts
+    lines.append(
+        f"best score run: this process {user:.2f} s user + {system:.2f} s system; "
+        f"its workers {w_user:.2f} s user + {w_system:.2f} s system"
+    )
+    wall, cpu, wall1, cpu1 = blas_product(results["n_patients"], replicates)
+    lines.append(
+        f"one bootstrap product ({replicates} × {results['n_patients']} weights): {wall:.3f} s wall, "
+        f"{cpu:.3f} s CPU with the BLAS threads as they are; {wall1:.3f} s wall, {cpu1:.3f} s CPU on one "
+        "thread"
+    )
+    return lines
+
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
 def read_inputs(dataset: Path, dirs: list[Path]) -> None:
     """What a scoring run reads before it scores: the dataset and each system's predictions and matches."""
     ids = {i.id for i in load_instances(dataset) if i.split == "test"}
@@ -153,10 +227,12 @@ def main() -> int:
         params = ScoreParams(
             matcher="exact", n_bootstrap=args.bootstrap, jobs=args.jobs, allow_no_manifest=True
         )
-        walls = []
+        walls, parts = [], []
         for run in range(1, args.runs + 1):
+            before = _cpu_parts()
             results, wall, cpu = timed(score_run, root / "ds", dirs, root / f"run{run}", params)
             walls.append(wall)
+            parts.append(tuple(b - a for a, b in zip(before, _cpu_parts(), strict=True)))
             print(
                 f"score run {run}: {wall:.2f} s wall, {cpu:.2f} s CPU for {n} scored encounters "
                 f"({n / wall:,.0f}/s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
@@ -178,6 +254,9 @@ def main() -> int:
         f"{args.bootstrap} patient-bootstrap replicates — target < {TARGET_S:.0f} s wall: {verdict}"
     )
     print(f"report: {report_wall:.2f} s wall, {report_cpu:.2f} s CPU")
+    print("where the CPU time goes:")
+    for line in cpu_breakdown(results, args.bootstrap, parts[walls.index(min(walls))]):
+        print(f"  {line}")
     return 0
 
 

@@ -103,7 +103,8 @@ def test_the_local_model_answers_each_other_tasks_subset(
     demo_run: tuple[Path, subprocess.CompletedProcess[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tmp_path, _ = demo_run
-    monkeypatch.chdir(tmp_path)  # the LLM cache (.admitdx-cache/) starts empty: every answer is the server's
+    # the LLM cache ($ADMITDX_CACHE_DIR/llm.sqlite) starts empty: every answer is the server's
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "demo"
     params = DemoParams(out=out, clinibench_llm_subset=2, er_llm_subset=3)
     outcomes = run_task_demos(

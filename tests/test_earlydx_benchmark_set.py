@@ -86,3 +86,33 @@ def test_the_frequency_prior_learns_the_retained_labels_unless_told_all(
         _invoke("predict", "--dataset", str(audited), "--system", "frequency", "--out", str(out), *args)
         first = json.loads((out / "predictions.jsonl").read_text().splitlines()[0])
         assert [label_key(item["text"]) for item in first["items"]] == keys, option
+
+
+def test_predict_skips_encounters_outside_the_benchmark_set_unless_kept(
+    audited: Path, tmp_path: Path
+) -> None:
+    """Issue 23: an encounter whose labels are all unsupported is never scored, so it is not
+    predicted (no LLM call is spent on it); `--keep-unsupported-only` predicts it too, recorded."""
+    test = [i for i in load_instances(audited) if i.split == "test"]
+    retained = {i.id for i in test if i.meta["retained"]}
+    assert 0 < len(retained) < len(test)  # the fixture really has both kinds
+    _invoke("predict", "--dataset", str(audited), "--system", "frequency", "--out", str(tmp_path / "default"))
+    predicted = [json.loads(x)["instance_id"] for x in (tmp_path / "default" / "predictions.jsonl").open()]
+    assert set(predicted) == retained and len(predicted) == len(retained)
+    assert (
+        "keep_unsupported_only"
+        not in json.loads((tmp_path / "default" / "manifest.json").read_text())["inputs"]
+    )
+    kept = tmp_path / "kept"
+    _invoke(
+        "predict",
+        "--dataset",
+        str(audited),
+        "--system",
+        "frequency",
+        "--out",
+        str(kept),
+        "--keep-unsupported-only",
+    )
+    assert sum(1 for _ in (kept / "predictions.jsonl").open()) == len(test)
+    assert json.loads((kept / "manifest.json").read_text())["inputs"]["keep_unsupported_only"] is True

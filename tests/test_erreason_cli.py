@@ -128,7 +128,7 @@ def test_planning_from_mimic_is_refused_with_the_reason(tmp_path: Path) -> None:
         ),
         (
             ["--task", "acuity", "--erreason", "e", "--set", "home_meds_max=3"],
-            "home_meds_max is not a parameter",
+            "has no option 'home_meds_max'",
         ),
     ],
 )

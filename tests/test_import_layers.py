@@ -20,6 +20,8 @@ LAYERS: dict[str, int] = {
     "progress": 0,
     "yaml_reader": 0,
     "provenance": 0,
+    "colours": 0,
+    "typed_options": 0,
     "ontology": 0,
     # reading EHR files, and the generator that writes them
     "sources": 1,
@@ -40,6 +42,7 @@ LAYERS: dict[str, int] = {
     "demo": 10,
     "study": 10,  # a study runs the stages (and the demo runs a study)
     "cli": 11,
+    "launcher": 11,  # the console script: --version, then the cli
 }
 
 

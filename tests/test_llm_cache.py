@@ -85,3 +85,15 @@ def test_a_file_that_is_not_sqlite_is_a_cache_error_saying_what_to_do(tmp_path: 
 def test_a_folder_as_cache_path_is_a_cache_error(tmp_path: Path) -> None:
     with pytest.raises(CacheError, match="cannot use the LLM response cache"):
         ResponseCache(tmp_path)
+
+
+def test_the_default_cache_lives_under_the_cache_directory_not_the_working_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: `.admitdx-cache/` appeared in every folder a command ran in; the LLM cache now sits
+    beside the embedding cache, read from $ADMITDX_CACHE_DIR when a config is made."""
+    from admitdx.llm.config import LLMConfig
+
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "caches"))
+    assert LLMConfig().cache_path == tmp_path / "caches" / "llm.sqlite"
+    assert LLMConfig.from_options({"cache_path": "here.sqlite"}).cache_path == Path("here.sqlite")

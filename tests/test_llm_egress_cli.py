@@ -265,7 +265,8 @@ def test_names_that_only_usually_mean_loopback_are_refused(
         ),
         ("allow_hosts: api.example.org\n", [], "`allow_hosts` must be a list of entries"),
         ("", ["base_url=http://127.0.0.1:8080/ v1"], "contains a space at position 23"),
-        ("", ["base_url=http://127.0.0.1: 8080/v1"], "base_url must be a URL string (got dict"),
+        # YAML reads "a: b" as a mapping; the typed --set check (issue 23) refuses it by type
+        ("", ["base_url=http://127.0.0.1: 8080/v1"], "expects a text for 'base_url'"),
         ("", ["base_url=http://127.0.0.1:80800/v1"], "has an invalid port"),
         ("", ["base_url=127.0.0.1:8080/v1"], "must start with http:// or https://"),
         ("", ["proxy=http://proxy example:3128"], "proxy 'http://proxy example:3128' contains a space"),

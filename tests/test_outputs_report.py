@@ -1,7 +1,8 @@
 """Honest numbers and publication outputs of `admitdx score` / `admitdx report`: per-track sample
 sizes, significance marks only above the patient minimum, uninformative intervals flagged, the
-missing-prediction warning, colours from system names, `report --figures` (SVG, PDF, PNG, CSV,
-LaTeX, Markdown), and the report's layout checked in headless Chromium."""
+missing-prediction warning, a trial marked as one, colours in order of appearance,
+`report --figures` (SVG, PDF, PNG, CSV, LaTeX, Markdown), and the report's layout checked in
+headless Chromium."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 
 import scoring_data as sd
 from admitdx.cli import app
-from admitdx.report.plots import PALETTE, color_for
+from admitdx.colours import PALETTE, PATTERNS, assign
 from browser import CHROMIUM_FLAGS, chromium
 from predict_manifests import write_predict_manifest
 
@@ -32,7 +33,8 @@ def run_cli(*args: object) -> object:
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def _systems(root: Path) -> tuple[Path, list[Path]]:
+def _systems(root: Path, complete: bool = False) -> tuple[Path, list[Path]]:
+    """Two systems; ``noisy`` has no prediction for e5 (a trial) unless ``complete``."""
     insts = sd.instances()
     ds = sd.write_dataset(root / "ds", insts)
     oracle = sd.write_system(root, "oracle-all", insts, sd.oracle(None))
@@ -43,6 +45,8 @@ def _systems(root: Path) -> tuple[Path, list[Path]]:
         lambda i: [("Sepsis", None), *sd.oracle(None)(i)[:1]],
         suspected=lambda i, k: k == 0,
     )
+    if complete:
+        return ds, [oracle, noisy]
     for path in (noisy / "predictions.jsonl", noisy / "matches" / "exact.jsonl"):  # e5 has no prediction
         path.write_text("".join(x for x in path.read_text().splitlines(keepends=True) if '"e5"' not in x))
     return ds, [oracle, noisy]
@@ -88,7 +92,9 @@ def test_every_track_states_what_it_was_computed_over(scored: tuple) -> None:
     assert "## Partially supported labels only — scored on 3 encounters, 3 patients" in table
     assert "## Time-critical conditions (encounter level) — scored on 6 encounters, 4 patients" in table
     # the terminal table (on stdout) names the track's sample before the split's
-    assert "scored on 5 encounters, 3 patients (of the test split's 6 encounters, 4" in output
+    text = " ".join(output.split())
+    assert "TRIAL: 5 OF 6 · supported labels · scored on 5 encounters, 3 patients" in text
+    assert "(of the test split's 6 encounters, 4" in text
 
 
 def test_missing_predictions_are_reported_and_explained(scored: tuple) -> None:
@@ -113,8 +119,17 @@ def _marks(root: Path, out_name: str, results: dict) -> dict[str, int]:
     }
 
 
-def test_no_significance_mark_below_the_patient_minimum(scored: tuple) -> None:
-    root, ds, dirs, results, _ = scored
+@pytest.fixture(scope="module")
+def complete(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[Path], dict]:
+    """The two systems with every prediction: a result, not a trial."""
+    root = tmp_path_factory.mktemp("complete")
+    ds, dirs = _systems(root, complete=True)
+    results, _ = _score(ds, dirs, root / "run")
+    return root, ds, dirs, results
+
+
+def test_no_significance_mark_below_the_patient_minimum(complete: tuple) -> None:
+    root, ds, dirs, results = complete
     p_values = next(s for s in results["systems"] if s["name"] == "noisy")["vs_baseline"]["p_values"]
     assert p_values["supported_partial.micro_precision"] < 0.05  # a difference the bootstrap calls real
     assert results["params"]["min_patients_for_significance"] == 30
@@ -147,18 +162,48 @@ def test_uninformative_intervals_are_flagged(scored: tuple) -> None:
     assert re.search(r"\| oracle-all \| 0\.900 \[0\.8\d\d, 1\.000\] \|", table)
 
 
-def test_colours_follow_system_names_not_positions(scored: tuple) -> None:
+def test_a_trial_is_marked_everywhere_and_gets_no_significance_marks(scored: tuple) -> None:
+    """noisy predicted 5 of the 6 test encounters: every card, title, figure, table and caption says
+    "trial: 5 of 6", and no renderer prints a mark, even where --min-patients would allow one."""
+    from admitdx.report.latex import render_latex
+
     root, ds, dirs, _, _ = scored
-    _score(ds, list(reversed(dirs)), root / "reversed")
-    assert run_cli("report", root / "reversed").exit_code == 0
-    assert run_cli("report", root / "run").exit_code == 0
-    for name in ("oracle-all", "noisy"):
-        colour = color_for(name)
-        assert colour in PALETTE
-        for run in ("run", "reversed"):
-            html = (root / run / "report.html").read_text()
-            assert f'<div class="kpi" style="--c:{colour}">\n    <div class="name">{name}</div>' in html
-    assert color_for("oracle-all") != color_for("noisy")
+    results, _ = _score(ds, dirs, root / "trial-min3", "--min-patients", "3")
+    assert run_cli("report", root / "trial-min3").exit_code == 0
+    html = (root / "trial-min3" / "report.html").read_text()
+    assert '<span class="trial" id="trial-mark">trial: 5 of 6</span>' in html
+    assert html.count('<div class="trial">trial: 5 of 6</div>') == 1  # noisy's card only
+    assert "trial: 5 of 6" in html.split('id="fig-main"')[1].split("</figure>")[0]  # the figure's title
+    assert '<span class="sig">*</span>' not in html and "paired bootstrap p &lt;" not in html
+    table = (root / "trial-min3" / "table.md").read_text()
+    assert table.startswith("# Trial: 5 of 6 — admitdx results") and "\\*" not in table
+    tex = render_latex(results)
+    assert "\\caption{Trial: 5 of 6, not a result." in tex and "$^{*}$" not in tex
+
+
+def test_colours_follow_the_order_of_appearance_and_are_recorded(scored: tuple) -> None:
+    root, ds, dirs, results, _ = scored
+    assert [(s["name"], s["colour"]) for s in results["systems"]] == [
+        ("oracle-all", PALETTE[0]),
+        ("noisy", PALETTE[1]),
+    ]
+    reversed_results, _ = _score(ds, list(reversed(dirs)), root / "reversed")
+    assert [s["colour"] for s in reversed_results["systems"]] == [PALETTE[0], PALETTE[1]]
+    for run, data in (("run", results), ("reversed", reversed_results)):
+        assert run_cli("report", root / run).exit_code == 0
+        html = (root / run / "report.html").read_text()
+        for s in data["systems"]:
+            assert (
+                f'<div class="kpi" style="--c:{s["colour"]}">\n    <div class="name">{s["name"]}</div>'
+                in html
+            )
+            assert f"fill: {s['colour']}" in html.split('id="fig-main"')[1].split("</section>")[0]
+    # five systems, five colours; past the palette's size the colours come back with a pattern
+    five = assign([f"s{i}" for i in range(5)])
+    assert len({style.colour for style in five.values()}) == 5
+    many = list(assign([f"s{i}" for i in range(len(PALETTE) + 1)]).values())
+    assert [s.pattern for s in many[: len(PALETTE)]] == [None] * len(PALETTE)
+    assert (many[-1].colour, many[-1].pattern) == (PALETTE[0], PATTERNS[1])
 
 
 def test_figures_folder_holds_every_figure_in_every_format(scored: tuple) -> None:
@@ -347,3 +392,17 @@ def test_a_category_suite_reports_its_sample_and_tables(tmp_path: Path) -> None:
     assert "8 encounters, 4 patients" in (figs / "results.md").read_text()
     for svg in figs.glob("*.svg"):  # whatever figures the suite draws come in every format
         assert all(svg.with_suffix(ext).stat().st_size > 0 for ext in (".pdf", ".png", ".csv")), svg.name
+
+
+def test_each_per_condition_f1_names_its_n(complete: tuple) -> None:
+    """Counted by hand from the fixture's codes (all labels, the default time-critical track)."""
+    root, _, _, results = complete
+    recorded = ("myocardial infarction", "sepsis", "pulmonary embolism", "pneumonia", "atrial fibrillation",
+                "fracture", "urinary tract infection")  # fmt: skip
+    absent = ("intracranial haemorrhage", "stroke", "gastrointestinal bleeding", "acute kidney injury",
+              "heart failure")  # fmt: skip
+    expected = {**dict.fromkeys(recorded, 1), **dict.fromkeys(absent, 0)}
+    assert all(s["per_condition_n"] == expected for s in results["systems"])
+    assert run_cli("report", root / "run").exit_code == 0
+    section = (root / "run" / "report.html").read_text().split('id="per-condition"')[1].split("</section>")[0]
+    assert '<th>sepsis<br><span class="ci">n = 1</span></th>' in section

@@ -11,20 +11,45 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
 
+def _rate(task: Task) -> float | None:
+    """Items per second since the task started. Rich's own speed looks back 30 s only, so a step
+    whose items come slower than that (an LLM on a CPU) showed ``–/s`` and no time left for the
+    whole run; the mean since the start is there from the first item on."""
+    if not task.completed or not task.elapsed:
+        return None
+    return task.completed / task.elapsed
+
+
 class RateColumn(ProgressColumn):
-    """Items per second, once rich has measured a rate."""
+    """Items per second (or seconds per item when slower than one a second), from the first item."""
 
     def render(self, task: Task) -> Text:
-        if not task.speed:
-            return Text("–/s", style="progress.data.speed")
+        rate = _rate(task)
+        if rate is None:
+            text = "–/s"
+        elif rate < 1:
+            text = f"{1 / rate:,.1f} s/item"
+        else:
+            text = f"{rate:,.1f}/s" if rate < 100 else f"{rate:,.0f}/s"
+        return Text(text, style="progress.data.speed")
+
+
+class TimeLeftColumn(ProgressColumn):
+    """The time left at the rate so far; ``–`` until the first item or without a total."""
+
+    def render(self, task: Task) -> Text:
+        rate = _rate(task)
+        if task.finished:
+            return Text("0:00:00", style="progress.remaining")
+        if rate is None or task.total is None:
+            return Text("–", style="progress.remaining")
+        seconds = int((task.total - task.completed) / rate)
         return Text(
-            f"{task.speed:,.1f}/s" if task.speed < 100 else f"{task.speed:,.0f}/s",
-            style="progress.data.speed",
+            f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}", style="progress.remaining"
         )
 
 
@@ -38,7 +63,7 @@ def progress_bar(console: Console, *, transient: bool = False) -> Progress:
         TextColumn("elapsed"),
         TimeElapsedColumn(),
         TextColumn("left"),
-        TimeRemainingColumn(),
+        TimeLeftColumn(),
         console=console,
         transient=transient,
     )

@@ -23,6 +23,7 @@ from admitdx.runs import exclusive
 from admitdx.tasks.family import TaskFamily, families
 from admitdx.tasks.registry import registered
 from admitdx.tasks.spec import TaskSpec
+from admitdx.typed_options import check_settings, hints_of
 
 build_app = typer.Typer(
     help="Build a benchmark's task set from an EHR root (`admitdx tasks` lists the tasks).\n\n"
@@ -124,13 +125,7 @@ def _common_options() -> list[inspect.Parameter]:
 
 def _make_params(spec: TaskSpec, values: dict[str, Any], settings: dict[str, Any]) -> Any:
     """The spec's params from typed option values (None or () where not given) and ``--set`` pairs."""
-    fields = [f.name for f in _init_fields(spec)]
-    unknown = sorted(set(settings) - set(fields))
-    if unknown:
-        raise UsageError(
-            f"--set: {', '.join(unknown)} is not a parameter of {spec.name}",
-            hint=f"parameters: {', '.join(fields)}",
-        )
+    settings = check_settings(settings, hints_of(spec.params), f"task {spec.name}")
     tuple_fields = _tuple_fields(spec)
     values = dict(values)
     for name in tuple_fields | {e.name for e in spec.extra_options}:

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from admitdx.cli.data_verdict import verdict_lines, verdicts
 from admitdx.errors import UsageError
 from admitdx.runs import exclusive
 from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
@@ -98,9 +99,11 @@ def check(
         err.print("[yellow]interrupted[/]: nothing was written; run the check again when ready")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
+        typer.echo(json.dumps({**report.to_dict(), "tasks": dict(verdicts(report))}, indent=2))
     else:
         Console().print(_report_table(report))
+        for line in verdict_lines(report):  # what this root can build, task by task
+            Console(soft_wrap=True).print(line, highlight=False, markup=False)
     report.raise_for_errors()
 
 

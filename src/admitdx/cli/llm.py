@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
-from admitdx.auditing import RuleAuditor, audit_dataset
-from admitdx.auditing.llm_auditor import LLMAuditor
-from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
 from admitdx.cli.executor_options import (
     ExecutorOption,
     RayAddressOption,
@@ -25,7 +22,6 @@ from admitdx.cli.executor_options import (
 )
 from admitdx.cli.named_llm import open_named_client
 from admitdx.cli.options import parse_key_values
-from admitdx.llm.local_server import LocalServer
 from admitdx.progress import progress_bar
 
 _console = Console(stderr=True)
@@ -77,6 +73,8 @@ def serve_local(
 
     Example: admitdx serve-local --n-ctx 4096
     """
+    from admitdx.llm.local_server import LocalServer  # here, not for `admitdx --help`
+
     server = LocalServer(model_path=model, n_ctx=n_ctx, port=port, log_path=log)
     with _console.status(f"starting llama.cpp with {server.model_path}"):
         server.start()
@@ -118,6 +116,9 @@ def audit(
 
     Example: admitdx audit --dataset runs/earlydx --system rules --out runs/earlydx-audited
     """
+    from admitdx.auditing import RuleAuditor, audit_dataset  # here, not for `admitdx --help`
+    from admitdx.auditing.llm_auditor import LLMAuditor
+
     with _progress("audit") as update:
         if system == "rules":
             outputs = audit_dataset(dataset, out, RuleAuditor(), truth_root=truth, on_progress=update)
@@ -129,14 +130,23 @@ def audit(
                 endpoints = named_endpoints(system, config, client)
                 auditor = LLMAuditor(client, executor=runs_on, endpoints=endpoints)
                 outputs = audit_dataset(dataset, out, auditor, truth_root=truth, on_progress=update)
-    classes = json.dumps(outputs["evidence_class"])
-    _console.print(
-        f"audited {outputs['references']} labels → {out}: {classes}, {outputs['unparseable']} unparseable"
-    )
+    _console.print(audit_summary(outputs, out))
     if "agreement" in outputs:
         a = outputs["agreement"]
         _console.print(f"agreement with _truth over {a['compared']} labels: accuracy {a['accuracy']:.3f}, "
                        f"Cohen's kappa {a['cohen_kappa']:.3f} (see {out / 'agreement.json'})")  # fmt: skip
+
+
+def audit_summary(outputs: dict[str, Any], out: Path) -> Table:
+    """The audit's counts as a table (it printed a raw JSON dict): labels per evidence class with
+    their share, unparseable verdicts, and the encounters the benchmark set keeps."""
+    n = outputs["references"] or 1
+    table = Table("labels", "n", "share", title=f"audited {outputs['references']} labels → {out}", box=None)
+    for name, count in [*outputs["evidence_class"].items(), ("unparseable", outputs["unparseable"])]:
+        table.add_row(name, str(count), f"{100 * count / n:.0f} %")
+    table.add_row("encounters kept (a supported or partial label)", str(outputs["retained_instances"]),
+                  f"of {outputs['instances']}", end_section=True)  # fmt: skip
+    return table
 
 
 def rationale(
@@ -155,6 +165,8 @@ def rationale(
 
     Example: admitdx rationale --dataset runs/earlydx-audited --system local --out runs/rationales
     """
+    from admitdx.auditing.rationale import TEACHER_TEMPERATURE, audited_instances, write_rationales
+
     splits = tuple(split or ["train"])
     audited_instances(dataset, splits)  # fail before starting a model server
     with (

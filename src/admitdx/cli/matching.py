@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,14 +17,14 @@ from admitdx.cli.executor_options import (
     RayWorkersOption,
     open_executor,
 )
-from admitdx.cli.options import parse_key_values
+from admitdx.cli.options import parse_key_values, prediction_dirs
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
-from admitdx.matching.agreement import export_review_sample, write_agreement
-from admitdx.matching.base import Matcher
-from admitdx.matching.runner import build_tasks, run_matcher
 from admitdx.progress import progress_bar
 from admitdx.yaml_reader import load_yaml
+
+if TYPE_CHECKING:  # the runner and agreement are imported by the verbs that run them (fast --help)
+    from admitdx.matching.base import Matcher
 
 
 def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def match(
         on = {"executor": runs_on} if matcher == "llm_judge" else {}
         m = create_matcher(matcher, **{**_params(config, param or []), **on})
         try:
-            for directory in [*predictions, *(extra or [])]:
+            for directory in prediction_dirs([*predictions, *(extra or [])]):
                 _match_one(console, m, dataset, directory, name, allow_label_change, allow_no_manifest)
         except KeyboardInterrupt:
             console.print(
@@ -132,6 +132,8 @@ def _match_one(
     allow_no_manifest: bool,
 ) -> None:
     """Match one predictions directory with an already created matcher and print its summary."""
+    from admitdx.matching.runner import run_matcher
+
     with progress_bar(console, transient=True) as progress:
         bar = progress.add_task(f"matching ({m.name})", total=None)
         if hasattr(m, "on_progress"):  # one-time steps inside a matcher (ICD titles) get their own row
@@ -183,6 +185,9 @@ def agree(
 
     Example: admitdx agree --dataset runs/earlydx --predictions runs/pred/zs --a llm_judge --b embedding
     """
+    from admitdx.matching.agreement import export_review_sample, write_agreement
+    from admitdx.matching.runner import build_tasks
+
     result, out = write_agreement(dataset, predictions, a, b, nonempty_only=not include_empty)
     table = Table("measure", "value", box=None, title=f"{a} vs {b}")
     for key, value in result.to_dict().items():

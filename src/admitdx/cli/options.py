@@ -1,7 +1,8 @@
-"""Options several verbs share: ``KEY=VALUE`` settings given on the command line."""
+"""Options several verbs share: ``KEY=VALUE`` settings and predictions directories."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from admitdx.errors import UsageError
@@ -21,3 +22,16 @@ def parse_key_values(items: list[str] | None, flag: str = "--set") -> dict[str, 
             raise UsageError(f"{flag} {item!r} is not KEY=VALUE", hint=f"e.g. {flag} temperature=0")
         settings[key.strip()] = load_yaml(value, f"{flag} {item}") if value.strip() else None
     return settings
+
+
+def prediction_dirs(paths: list[Path]) -> list[Path]:
+    """``--predictions`` values as folders: a file given instead (``run/predictions.jsonl``) is a
+    usage error that names the folder to pass, not "run/predictions.jsonl holds no predictions"."""
+    for path in paths:
+        if path.is_file():
+            raise UsageError(
+                f"--predictions {path} is a file; it takes the predictions folder (the one holding "
+                "predictions.jsonl, its manifest and matches/)",
+                hint=f"pass --predictions {path.parent}",
+            )
+    return paths

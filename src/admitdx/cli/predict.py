@@ -6,7 +6,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -15,11 +15,10 @@ from rich.table import Table
 from admitdx.cli.executor_options import ExecutorOption, RayAddressOption, RayShardOption, RayWorkersOption
 from admitdx.cli.options import parse_key_values
 from admitdx.errors import UsageError
-from admitdx.executors import make_executor
-from admitdx.systems import registered
-from admitdx.systems.config import SystemChoice, load_config
-from admitdx.systems.llm import LOCAL
-from admitdx.systems.runner import run_predictions
+from admitdx.typed_options import check_settings, hints_of
+
+# The systems, their runner and the LLM client are imported by the verbs that use them, so that
+# `admitdx --help` does not load them.
 
 
 def predict(
@@ -47,6 +46,14 @@ def predict(
             "the rest).",
         ),
     ] = None,
+    keep_unsupported_only: Annotated[
+        bool,
+        typer.Option(
+            "--keep-unsupported-only",
+            help="Also predict the encounters whose labels the audit found all unsupported; scoring "
+            "leaves them out (EarlyDx §4.1) unless `score --keep-unsupported-only`.",
+        ),
+    ] = False,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="System option KEY=VALUE over --config's (repeatable), e.g. --set k=5."),
@@ -76,12 +83,18 @@ def predict(
 
     Example: admitdx predict --dataset runs/earlydx --system knn-bm25 --out runs/pred/knn-bm25
     """
+    from admitdx.executors import make_executor
+    from admitdx.systems.config import SystemChoice, load_config
+    from admitdx.systems.llm import LOCAL
+    from admitdx.systems.runner import run_predictions
+
     run_config = load_config(config)
     if system == LOCAL and LOCAL not in run_config.systems:
         choice = SystemChoice(LOCAL, "llm", {"base_url": LOCAL})
     else:
         choice = run_config.choose(system)
-    choice = dataclasses.replace(choice, options={**choice.options, **parse_key_values(set_)})
+    options = {**choice.options, **parse_key_values(set_)}
+    choice = dataclasses.replace(choice, options=checked_options(choice.kind, choice.name, options))
     if name is not None:
         choice = dataclasses.replace(choice, name=name)
     if executor != "local" and choice.kind != "llm":
@@ -102,6 +115,7 @@ def predict(
             split=split,
             train_split=train_split,
             limit=limit,
+            keep_unsupported_only=keep_unsupported_only,
         )
     except KeyboardInterrupt:
         console.print(
@@ -126,6 +140,8 @@ def systems(
 
     Example: admitdx systems --verbose
     """
+    from admitdx.systems import registered
+
     table = Table(
         "kind", "description", *(["options (--set KEY=VALUE, default)"] if verbose else []), box=None
     )
@@ -136,6 +152,25 @@ def systems(
 
 #: Parameters the runner fills in itself; not options a user sets.
 _RUNNER_FILLED = {"task", "allow_hosts", "executor"}  # executor: from --executor
+
+
+def checked_options(kind: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A system's options (from --config and --set) checked against its kind's typed options before
+    any work, so `k=three` or `promt=cot` stops here with exit 2, not in a traceback mid-run."""
+    from admitdx.llm.config import LLMConfig
+    from admitdx.systems import registered
+    from admitdx.systems.labels import TRAIN_LABELS
+    from admitdx.systems.runner import TRAIN_LABELS_OPTION
+
+    if kind not in registered():  # the runner names an unknown kind with its config entry
+        return options
+    factory = registered()[kind].factory
+    typed = hints_of(factory, skip=frozenset(_RUNNER_FILLED))
+    typed[TRAIN_LABELS_OPTION] = Literal[TRAIN_LABELS]
+    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
+        typed |= hints_of(LLMConfig)  # the kinds that take **options pass them to the LLM client
+    owner = f"system {name!r} (kind {kind})" if name != kind else f"system kind {kind}"
+    return check_settings(options, typed, owner)
 
 
 def kind_options(factory: Callable[..., Any]) -> str:

@@ -8,18 +8,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from admitdx.cli.options import prediction_dirs
 from admitdx.contracts import load_instances
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.ontology import hcc
 from admitdx.progress import progress_bar
-from admitdx.report.console import print_headline, print_missing
-from admitdx.report.figures import write_figures
-from admitdx.report.html import load_results, write_report
-from admitdx.report.table import TABLE_FILE, write_table
-from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE, reproducing
-from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, ScoreParams, score_run
-from admitdx.scoring.samples import write_samples
-from admitdx.scoring.suites.clinibench import attach_version_mean
+from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE, ScoreParams, reproducing
+
+# The scoring run, its suites and the report's renderers (matplotlib) are imported in the verbs
+# that use them, so `admitdx --help` and `admitdx score --help` do not load them.
 
 
 def score(
@@ -209,7 +206,12 @@ def score(
     Example (ER-Reason diagnosis, every CCSR category): admitdx score --dataset dx --predictions runs/llm
     --ccsr-table DXCCSR_v2025-1.CSV --out runs/score
     """
-    dirs = [*predictions, *(extra or [])]
+    from admitdx.report.console import print_headline, print_missing
+    from admitdx.report.table import TABLE_FILE, write_table
+    from admitdx.scoring.run import PER_INSTANCE_FILE, RESULTS_FILE, score_run
+    from admitdx.scoring.samples import write_samples
+
+    dirs = prediction_dirs([*predictions, *(extra or [])])
     chosen = reproducing(
         {"reproduce": reproduce, "seed": seed, "bootstrap_universe": bootstrap_universe},
         {"seed": bootstrap.SEED, "bootstrap_universe": "track"},
@@ -285,6 +287,9 @@ def report(
 
     Example: admitdx report runs/score --figures paper/figures
     """
+    from admitdx.report.figures import write_figures
+    from admitdx.report.html import load_results, write_report
+
     console = Console(stderr=True)
     path = write_report(run_dir)
     console.print(f"report → {path}")
@@ -306,6 +311,11 @@ def score_mean(
 
     Example: admitdx score-mean runs/score-hosp-icd10 runs/score-hosp-icd9
     """
+    from admitdx.report.html import load_results
+    from admitdx.report.table import TABLE_FILE, write_table
+    from admitdx.scoring.run import RESULTS_FILE
+    from admitdx.scoring.suites.clinibench import attach_version_mean
+
     attach_version_mean(run_dir, other_run_dir)
     results = load_results(run_dir)
     write_table(results, run_dir / TABLE_FILE)

@@ -93,7 +93,8 @@ def llm_subset(dataset: Path, out: Path, n: int) -> Path:
     own (its own fingerprint), so the LLM's run over it is complete and every system is scored
     against exactly these instances, never against missing predictions."""
     instances = load_instances(dataset)
-    test = [i for i in instances if i.split == "test"][:n]
+    every_test = [i for i in instances if i.split == "test"]
+    test = every_test[:n]
     keep = [i for i in instances if i.split != "test"] + test
     text = "".join(dumps(i.to_dict()) + "\n" for i in keep)
     path = out / INSTANCES_FILE
@@ -102,7 +103,8 @@ def llm_subset(dataset: Path, out: Path, n: int) -> Path:
         path.write_text(text, encoding="utf-8")
         # the report reads this and says, on the page, that its numbers describe a subset
         write_manifest(out, stage="subset", inputs={"dataset": str(dataset)},
-                       outputs={"subset": f"the first {len(test)} test encounters of {dataset}"})  # fmt: skip
+                       outputs={"subset": f"the first {len(test)} test encounters of {dataset}",
+                                "trial": {"n": len(test), "of": len(every_test)}})  # fmt: skip
     return out
 
 

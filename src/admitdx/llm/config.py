@@ -18,13 +18,20 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from admitdx.embeddings import cache_root
 from admitdx.errors import UsageError
 from admitdx.llm.servers import PROFILES, ServerProfile, Thinking, check_thinking, profile
 from admitdx.llm.urls import check_url, is_loopback
 
 StructuredDialect = Literal["auto", "json_schema", "json_object", "none"]
 
-DEFAULT_CACHE_PATH = Path(".admitdx-cache") / "llm.sqlite"
+
+def default_cache_path() -> Path:
+    """``$ADMITDX_CACHE_DIR/llm.sqlite`` (default ``~/.cache/admitdx``), beside the embedding and
+    lexicon caches: a ``.admitdx-cache/`` in the working directory appeared wherever a command
+    ran, and a rerun from another folder paid every call again (issue 23). Read when a config is
+    made, so the variable set after import counts."""
+    return cache_root() / "llm.sqlite"
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,7 @@ class LLMConfig:
     backoff_max_s: float = 60.0
     retry_after_max_s: float = 300.0
     structured: StructuredDialect = "auto"
-    cache_path: Path | None = DEFAULT_CACHE_PATH
+    cache_path: Path | None = field(default_factory=default_cache_path)
     cache_only: bool = False
     proxy: str | None = None
     server: str = "auto"

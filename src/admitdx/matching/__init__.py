@@ -7,10 +7,12 @@ Heavy matchers (embedding model, ICD dictionary, LLM client) are imported only w
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from admitdx.errors import UsageError
-from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_to_one, check_one_to_one
+
+if TYPE_CHECKING:
+    from admitdx.matching.base import Matcher
 
 #: matcher name → (module, class), imported on demand.
 MATCHERS: dict[str, tuple[str, str]] = {
@@ -32,6 +34,17 @@ def create_matcher(name: str, **params: Any) -> Matcher:
         return factory(**params)
     except TypeError as e:
         raise UsageError(f"bad parameters for matcher '{name}': {e}", hint=f"see help({cls})") from e
+
+
+_BASE = ("Matcher", "MatchOutcome", "MatchTask", "assign_one_to_one", "check_one_to_one")
+
+
+def __getattr__(name: str) -> Any:
+    """The contract types from :mod:`admitdx.matching.base` on first use: the assignment solver it
+    imports (SciPy) is not needed to list the matchers (``admitdx --help``)."""
+    if name in _BASE:
+        return getattr(importlib.import_module("admitdx.matching.base"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -116,6 +116,14 @@ def per_condition_f1(values: Mapping[str, float | None]) -> dict[str, float | No
     return {c.name: values.get(f"{PER_CONDITION_PREFIX}.{c.name}.f1") for c in ABLATION_CONDITIONS}
 
 
+def per_condition_n(columns: Mapping[str, np.ndarray]) -> dict[str, int]:
+    """Encounters with each appendix-P condition recorded (the n beside its F1), from the run's
+    :func:`per_condition_counts` columns."""
+    return {
+        c.name: int(columns[f"{PER_CONDITION_PREFIX}.{c.name}.recorded"].sum()) for c in ABLATION_CONDITIONS
+    }
+
+
 def per_condition_delta(
     before: Mapping[str, float | None], after: Mapping[str, float | None]
 ) -> dict[str, float | None]:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from admitdx.report import evidence
+from admitdx.report.table import column_label
 
 COLUMNS = (
     ("P", "micro_precision"),
@@ -35,7 +36,10 @@ def _title(results: dict[str, Any], label: str, metric: str) -> str:
     """The table's title names what its numbers were computed over, then the evaluated split."""
     scored_on = evidence.sample_text(results, metric)
     split = f"{results['n_instances']} encounters, {results['n_patients']} patients"
-    return f"{label} · scored on {scored_on} (of the {results['params']['split']} split's {split})"
+    trial = evidence.trial_text(results)
+    return (f"{trial.upper()} · " if trial else "") + (
+        f"{label} · scored on {scored_on} (of the {results['params']['split']} split's {split})"
+    )
 
 
 def headline_table(results: dict[str, Any]) -> Table:
@@ -46,7 +50,7 @@ def headline_table(results: dict[str, Any]) -> Table:
         return _suite_table(results)
     track = results["primary_track"]
     table = Table(title=_title(results, f"{track} labels", f"{track}.micro_f1"), box=None)
-    table.add_column("system")
+    _system_column(table, results)
     for header, _ in COLUMNS:
         table.add_column(header, justify="right")
     table.add_column("unparseable", justify="right")
@@ -76,21 +80,19 @@ def _shown(results: dict[str, Any]) -> list[str]:
     return [f"{results['primary_track']}.micro_f1"]
 
 
-def _header(name: str) -> str:
-    """A column header that fits a terminal: ``clinibench.macro_f1`` → ``macro f1``,
-    ``predicted_share.HOME`` → ``share HOME`` (results.json keeps the full names)."""
-    head, _, tail = name.partition(".")
-    if head == "predicted_share":
-        return f"share {tail}"
-    return (tail if head == "clinibench" else name).replace("_", " ")
+def _system_column(table: Table, results: dict[str, Any]) -> None:
+    """The system column as wide as its longest name: rich would cut "code-frequency" to
+    "code-frequ…" to fit the metric columns, which then wrap instead."""
+    longest = max((len(s["name"]) for s in results["systems"]), default=6)
+    table.add_column("system", no_wrap=True, min_width=longest)
 
 
 def _suite_table(results: dict[str, Any]) -> Table:
     names = results["headline_metrics"][:6]
     table = Table(title=_title(results, results["task"], names[0]), box=None)
-    table.add_column("system")
+    _system_column(table, results)
     for name in names:
-        table.add_column(_header(name), justify="right")
+        table.add_column(column_label(name), justify="right")
     table.add_column("unparseable", justify="right")
     for system in results["systems"]:
         cells = [_cell(system["metrics"].get(n), with_ci=True, name=n) for n in names]

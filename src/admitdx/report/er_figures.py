@@ -12,6 +12,7 @@ import numpy as np
 
 from admitdx.report import plots
 
+COLUMN_INCHES = 1.1  # per predicted class: room for a wrapped disposition such as "LEFT WITHOUT BEING SEEN"
 ROUGE = (("rouge1_f1", "ROUGE-1"), ("rouge2_f1", "ROUGE-2"), ("rougeL_f1", "ROUGE-L"))
 
 
@@ -21,10 +22,10 @@ def confusion_heatmap(system: dict[str, Any]) -> plots.Plot:
     totals = counts.sum(axis=1, keepdims=True)
     shares = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
     columns = [str(x) if x is not None else "unreadable" for x in c["predicted_labels"]]
-    fig, ax = plt.subplots(figsize=(1.1 * len(columns) + 2.2, 0.5 * len(c["labels"]) + 1.4))
+    fig, ax = plt.subplots(figsize=(COLUMN_INCHES * len(columns) + 2.2, 0.5 * len(c["labels"]) + 1.4))
     ax.imshow(shares, cmap="Blues", vmin=0, vmax=1, aspect="auto")
     ax.grid(False)
-    ax.set_xticks(range(len(columns)), columns, rotation=30, ha="right")
+    ax.set_xticks(range(len(columns)), plots.wrap_labels(columns, COLUMN_INCHES))
     ax.set_yticks(range(len(c["labels"])), c["labels"])
     ax.set_xlabel("predicted")
     ax.set_ylabel("recorded")

@@ -52,9 +52,57 @@ def significance_allowed(results: dict[str, Any], metric: str) -> bool:
     return sample_size(results, metric)[1] >= min_patients(results)
 
 
+def trial(results: dict[str, Any]) -> tuple[int, int] | None:
+    """(n, N) when the run is a trial rather than a result: scored on a dataset cut to its first n
+    of N test instances (``subset_trial``), or with a system that predicted only n of the N
+    evaluated encounters (a ``--limit`` run; the rest are scored as empty). None for a full run."""
+    cut = results.get("subset_trial")
+    if cut:
+        return int(cut["n"]), int(cut["of"])
+    total = int(results["n_instances"])
+    predicted = min(
+        (total - s["counts"].get("missing", 0) for s in results.get("systems") or []), default=total
+    )
+    return (predicted, total) if predicted < total else None
+
+
+def trial_text(results: dict[str, Any]) -> str | None:
+    """``trial: n of N`` for a trial run (every card, plot title, table and caption shows it)."""
+    found = trial(results)
+    return f"trial: {found[0]} of {found[1]}" if found else None
+
+
+def system_trial_text(results: dict[str, Any], system: dict[str, Any]) -> str | None:
+    """``trial: n of N`` for one system's card: its own predictions when it left some out, else the
+    run's cut (a subset marks every system)."""
+    missing = system["counts"].get("missing", 0)
+    if missing:
+        return f"trial: {results['n_instances'] - missing} of {results['n_instances']}"
+    return trial_text(results) if results.get("subset_trial") else None
+
+
+TRIAL_NOTE = (
+    "No significance marks: a trial compares systems on part of the benchmark (missing predictions "
+    "are scored as empty), so its p-values describe the trial, not the systems."
+)
+
+
+#: Metrics that describe what a system answered rather than how well (shares, counts, rates):
+#: their p-values say two systems answer differently, not that one is better, so no mark.
+DESCRIPTIVE_PREFIXES = ("predicted_share.", "recorded_share.")
+DESCRIPTIVE_SUFFIXES = ("mean_predictions", "mean_references", "alert_rate", "recorded_rate")
+
+
+def descriptive(metric: str) -> bool:
+    return metric.startswith(DESCRIPTIVE_PREFIXES) or metric.endswith(DESCRIPTIVE_SUFFIXES)
+
+
 def significant(results: dict[str, Any], system: dict[str, Any], metric: str) -> bool:
-    """True when the paired bootstrap p-value against the baseline is under 0.05 *and* the metric
-    rests on enough patients for the mark to mean something."""
+    """True when the paired bootstrap p-value against the baseline is under 0.05, the run is not a
+    trial (:func:`trial`), the metric measures quality (not :func:`descriptive`), and it rests on
+    enough patients for the mark to mean something."""
+    if trial(results) or descriptive(metric):
+        return False
     versus = system.get("vs_baseline") or {}
     p = (versus.get("p_values") or {}).get(metric)
     return p is not None and p < ALPHA and significance_allowed(results, metric)
@@ -64,6 +112,8 @@ def suppressed_note(results: dict[str, Any], metrics: list[str]) -> str | None:
     """The sentence a renderer prints when some of ``metrics`` lost their marks to the minimum."""
     if len(results.get("systems") or []) < 2:
         return None
+    if trial(results):
+        return TRIAL_NOTE
     low = sorted({sample_size(results, m) for m in metrics if not significance_allowed(results, m)})
     if not low:
         return None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.metrics.earlydx import RECALL_AT_K
-from admitdx.report import cb_figures, er_figures, plots
+from admitdx.report import cb_figures, er_figures, evidence, plots
 from admitdx.report.latex import render_latex
 from admitdx.report.table import render_table
 
@@ -29,6 +29,20 @@ TRACK_LABELS = {
 def figure_plots(results: dict[str, Any]) -> dict[str, plots.Plot]:
     """The suite's figures by name: EarlyDx's, CliniBench's (:mod:`.cb_figures`), the ER-Reason
     suites' (:mod:`.er_figures`), none for the others (shown as tables)."""
+    out = _suite_plots(results)
+    text = evidence.trial_text(results)
+    if text:  # a trial's figure says so above it, wherever it is pasted
+        for plot in out.values():
+            plot.figure.suptitle(
+                text, x=0.01, y=1.02, ha="left", color=TRIAL_INK, fontsize=9, fontweight="bold"
+            )
+    return out
+
+
+TRIAL_INK = "#b91c1c"
+
+
+def _suite_plots(results: dict[str, Any]) -> dict[str, plots.Plot]:
     if results.get("suite") == "clinibench":
         return cb_figures.figure_plots(results)
     if results.get("suite", "earlydx") != "earlydx":

@@ -18,7 +18,16 @@ from admitdx.metrics.earlydx import RECALL_AT_K
 from admitdx.report import evidence, plots
 from admitdx.report.browser import BROWSER_FILE
 from admitdx.report.figures import figure_plots
-from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TRACK_TITLES, fmt, fmt_ci, shown_metrics
+from admitdx.report.table import (
+    MAIN_COLUMNS,
+    REPORT_TITLES,
+    SUITE_TITLES,
+    TRACK_TITLES,
+    column_label,
+    fmt,
+    fmt_ci,
+    shown_metrics,
+)
 from admitdx.scoring.run import RESULTS_FILE
 
 REPORT_FILE = "report.html"
@@ -58,12 +67,22 @@ def figures(results: dict[str, Any]) -> dict[str, str]:
 def render_report(results: dict[str, Any], browser: str | None = None) -> str:
     """The page; ``browser``: the href of the run's per-encounter browser, linked when there is one."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
-    env.filters.update(fmt=fmt, fmt_ci=fmt_ci, heat=heat, delta_style=delta_style, colour=plots.color_for)
+    style = plots.styles(results)
+    env.filters.update(
+        fmt=fmt,
+        fmt_ci=fmt_ci,
+        heat=heat,
+        delta_style=delta_style,
+        colour=lambda name: style[name].colour,
+        column=column_label,
+    )
     env.globals.update(
         significant=lambda s, name: evidence.significant(results, s, name),
         scored_on=lambda name: evidence.sample_text(results, name),
         uninformative=evidence.uninformative,
         uninformative_mark=evidence.UNINFORMATIVE_MARK,
+        trial=evidence.trial_text(results),
+        system_trial=lambda s: evidence.system_trial_text(results, s),
     )
     shown = shown_metrics(results)
     systems = results["systems"]
@@ -79,6 +98,7 @@ def render_report(results: dict[str, Any], browser: str | None = None) -> str:
         main_columns=MAIN_COLUMNS,
         track_titles=TRACK_TITLES,
         suite_titles=SUITE_TITLES,
+        report_title=REPORT_TITLES.get(results.get("suite", "earlydx"), "report"),
         ks=RECALL_AT_K,
         conditions=conditions,
         axes=axes,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from admitdx.report import evidence
-from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TIME_CRITICAL, TRACK_TITLES
+from admitdx.report.table import MAIN_COLUMNS, SUITE_TITLES, TIME_CRITICAL, TRACK_TITLES, column_label
 
 _ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -67,7 +67,9 @@ def render_latex(results: dict[str, Any]) -> str:
         ]
     else:
         names = results["headline_metrics"][:6]
-        blocks = [(SUITE_TITLES.get(results["suite"], results["suite"]), [(n, n) for n in names])]
+        blocks = [
+            (SUITE_TITLES.get(results["suite"], results["suite"]), [(n, column_label(n)) for n in names])
+        ]
     width = max(len(cols) for _, cols in blocks) + 1
     lines = [
         r"\begin{table}[t]",
@@ -90,7 +92,9 @@ def render_latex(results: dict[str, Any]) -> str:
 def _caption(results: dict[str, Any], names: list[str]) -> str:
     """The caption in LaTeX: names escaped, the p-value threshold in math mode."""
     conf = round(100 * results["params"]["confidence"])
-    parts = [
+    trial = evidence.trial_text(results)
+    parts = [escape(f"{trial.capitalize()}, not a result.")] if trial else []
+    parts += [
         escape(
             f"{results.get('task', 'earlydx')}, {results['params']['split']} split "
             f"({results['n_instances']} encounters, {results['n_patients']} patients). "
@@ -98,7 +102,7 @@ def _caption(results: dict[str, Any], names: list[str]) -> str:
             f"({results['params']['n_bootstrap']} replicates)."
         )
     ]
-    if len(results["systems"]) > 1:
+    if len(results["systems"]) > 1 and not trial:
         parts.append(
             rf"$^{{*}}$ paired bootstrap $p < {evidence.ALPHA}$ against {escape(results['baseline'])}."
         )

@@ -3,14 +3,14 @@
 Each function takes the ``systems`` list of ``results.json`` (and what else it needs) and returns a
 :class:`Plot`: the matplotlib figure and the rows of data it draws, so the same figure can go
 inline into ``report.html`` as SVG (:func:`svg`) and into a figures folder as SVG, PDF, PNG and CSV
-(:mod:`admitdx.report.figures`). A system's colour comes from its name (:func:`color_for`), so one
-system has one colour in every figure of every report.
+(:mod:`admitdx.report.figures`). A system's colour is the one its run recorded (:func:`styles`), so
+one system has one colour in every figure and page of a run.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,23 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from admitdx.colours import Style, assign
 from admitdx.report import evidence
 
-# Okabe–Ito and Tableau hues that stay apart for colour-blind readers and in greyscale print
-PALETTE = (
-    "#0072b2",
-    "#d55e00",
-    "#009e73",
-    "#cc79a7",
-    "#e69f00",
-    "#56b4e9",
-    "#7c3aed",
-    "#4b5563",
-    "#b45309",
-    "#be123c",
-    "#0f766e",
-    "#1e3a8a",
-)
 INK, GRID = "#1f2937", "#e5e7eb"
 
 plt.rcParams.update(
@@ -62,11 +48,18 @@ plt.rcParams.update(
 )
 
 
-def color_for(name: str) -> str:
-    """A system's colour, from a hash of its name (not its position): the same system keeps its
-    colour in every report. Two names may share a colour (12 hues); their labels tell them apart."""
-    digest = hashlib.sha256(name.encode("utf-8")).digest()
-    return PALETTE[int.from_bytes(digest[:4], "big") % len(PALETTE)]
+def styles(results: dict[str, Any]) -> dict[str, Style]:
+    """Each system's colour and pattern as ``results.json`` records them (:mod:`admitdx.colours`),
+    so every figure and page of a run agrees; a file scored before they were recorded gets them by
+    the systems' order, which is what scoring would have recorded."""
+    systems = results.get("systems") or []
+    if all("colour" in s for s in systems):
+        return {s["name"]: Style(s["colour"], s.get("pattern")) for s in systems}
+    return assign([s["name"] for s in systems])
+
+
+#: A line's dash per pattern, for systems past the palette's size in line plots.
+DASHES = {None: "-", "//": "--", "..": ":", "xx": "-.", "\\\\": (0, (5, 1)), "oo": (0, (1, 3))}
 
 
 @dataclass
@@ -136,7 +129,7 @@ def grouped_bars(
     """Bars per metric group, one bar per system, bootstrap intervals as whiskers; each group's
     label names the encounters and patients it was computed over, and a bar whose interval is
     uninformative carries a † instead of a whisker."""
-    systems = results["systems"]
+    systems, style = results["systems"], styles(results)
     fig, ax = plt.subplots(figsize=(width, 3.0))
     step = 0.8 / max(len(systems), 1)
     x = np.arange(len(metrics))
@@ -148,7 +141,9 @@ def grouped_bars(
             xs,
             [v[0] for v in vals],
             step * 0.92,
-            color=color_for(s["name"]),
+            color=style[s["name"]].colour,
+            hatch=style[s["name"]].pattern,
+            edgecolor="white" if style[s["name"]].pattern else "none",
             label=s["name"],
             yerr=np.array([[v[1] for v in vals], [v[2] for v in vals]]),
             error_kw={"elinewidth": 1, "ecolor": INK, "capsize": 2},
@@ -161,11 +156,10 @@ def grouped_bars(
     sizes = [evidence.sample_size(results, key) for key, _ in metrics]
     if len(set(sizes)) == 1:  # one n for the whole figure: say it once
         ax.set_title(f"n = {sizes[0][0]} encounters, {sizes[0][1]} patients", fontsize=8, color="#4b5563")
-        ax.set_xticks(x, [label for _, label in metrics])
+        ticks = [label for _, label in metrics]
     else:
-        ax.set_xticks(
-            x, [f"{label}\nn={e} enc., {p} pat." for (_, label), (e, p) in zip(metrics, sizes, strict=True)]
-        )
+        ticks = [f"{label}\nn={e} enc., {p} pat." for (_, label), (e, p) in zip(metrics, sizes, strict=True)]
+    ax.set_xticks(x, wrap_labels(ticks, 0.8 * width / max(len(ticks), 1)))
     ax.set_ylabel(ylabel)
     if ymax is not None:
         ax.set_ylim(0, ymax)
@@ -174,18 +168,29 @@ def grouped_bars(
     return Plot(fig, rows)
 
 
+CHARS_PER_INCH = 12  # DejaVu Sans at 9 pt, an average character
+
+
+def wrap_labels(labels: Sequence[str], inches_each: float) -> list[str]:
+    """Each tick label wrapped to the ``inches_each`` its group or column has on the axis (the
+    disposition classes ran into one string; tilted labels still overlap as boxes), so no two
+    labels overlap; a label that fits is left as it is."""
+    room = max(int(inches_each * CHARS_PER_INCH), 4)
+    return ["\n".join(textwrap.fill(line, room) for line in label.split("\n")) for label in labels]
+
+
 def recall_at_k(results: dict[str, Any], track: str, ks: Sequence[int], bands: bool = False) -> Plot:
     """R@k curves (appendix A, figure 12). Intervals are whiskers dodged a little per system, so
     overlapping intervals stay apart; ``bands=True`` draws light shaded bands instead."""
-    systems = results["systems"]
+    systems, style = results["systems"], styles(results)
     fig, ax = plt.subplots(figsize=(4.8, 3.0))
     rows = []
     dodge = 0.08 * (np.arange(len(systems)) - (len(systems) - 1) / 2)
     for i, s in enumerate(systems):
-        c = color_for(s["name"])
+        c, dash = style[s["name"]].colour, DASHES[style[s["name"]].pattern]
         vals = np.array([_metric(s, f"{track}.recall@{k}") for k in ks])
         xs = np.asarray(ks, dtype=float) + (0.0 if bands else dodge[i])
-        ax.plot(xs, vals[:, 0], marker="o", color=c, label=s["name"], lw=1.6, ms=4)
+        ax.plot(xs, vals[:, 0], marker="o", color=c, ls=dash, label=s["name"], lw=1.6, ms=4)
         if bands:
             ax.fill_between(xs, vals[:, 0] - vals[:, 1], vals[:, 0] + vals[:, 2], color=c, alpha=0.06, lw=0)
         else:
@@ -202,7 +207,7 @@ def recall_at_k(results: dict[str, Any], track: str, ks: Sequence[int], bands: b
 
 def cardinality(results: dict[str, Any], track: str) -> Plot:
     """Mean predictions per encounter against the mean reference size (section 5.4, figure 10)."""
-    systems = results["systems"]
+    systems, style = results["systems"], styles(results)
     fig, ax = plt.subplots(figsize=(4.6, 0.7 + 0.38 * len(systems)))
     y = np.arange(len(systems))[::-1]
     name = f"{track}.mean_predictions"
@@ -210,7 +215,9 @@ def cardinality(results: dict[str, Any], track: str) -> Plot:
     ax.barh(
         y,
         [v[0] for v in vals],
-        color=[color_for(s["name"]) for s in systems],
+        color=[style[s["name"]].colour for s in systems],
+        hatch=[style[s["name"]].pattern for s in systems],
+        edgecolor=["white" if style[s["name"]].pattern else "none" for s in systems],
         height=0.6,
         xerr=np.array([[v[1] for v in vals], [v[2] for v in vals]]),
         error_kw={"ecolor": INK, "capsize": 2},
@@ -230,11 +237,11 @@ def cardinality(results: dict[str, Any], track: str) -> Plot:
 
 def explicit_implicit(results: dict[str, Any], track: str) -> Plot:
     """Recall on explicit (○) vs implicit (●) labels, one row per system (section 5.2, figure 9)."""
-    systems = results["systems"]
+    systems, style = results["systems"], styles(results)
     fig, ax = plt.subplots(figsize=(4.6, 0.8 + 0.38 * len(systems)))
     y = np.arange(len(systems))[::-1]
     for i, s in enumerate(systems):
-        c = color_for(s["name"])
+        c = style[s["name"]].colour
         e = _metric(s, f"{track}.explicit_recall")[0]
         m = _metric(s, f"{track}.implicit_recall")[0]
         ax.plot([e, m], [y[i], y[i]], color=c, lw=2, alpha=0.5)
@@ -268,17 +275,18 @@ def _isolines(ax: plt.Axes) -> None:
 
 
 def operating_points(results: dict[str, Any]) -> Plot:
-    """Time-critical precision/recall with F1 isolines; standard (●) → graded (◇) (section 5.5,
-    figure 11). A system that raised no time-critical flag has no precision: it is drawn as × on
-    the recall axis (at precision 0) and its legend entry says "no flags", so every legend entry
-    has its mark on the plot. Earlier systems are drawn larger, underneath, so coincident systems
-    stay visible; the size carries no value, and a note under the plot says so."""
-    systems = results["systems"]
+    """Time-critical precision/recall with F1 isolines and the standard point's 95 % intervals as
+    whiskers on both axes; standard (●) → graded (◇) (section 5.5, figure 11). A system that
+    raised no time-critical flag has no precision: it is drawn as × on the recall axis (at
+    precision 0) and its legend entry says "no flags", so every legend entry has its mark. Earlier
+    systems are drawn larger, underneath, so coincident systems stay visible; the size carries no
+    value, and a note under the plot says so."""
+    systems, style = results["systems"], styles(results)
     fig, ax = plt.subplots(figsize=(4.8, 4.2))
     _isolines(ax)
     rows = []
     for i, s in enumerate(systems):
-        c = color_for(s["name"])
+        c = style[s["name"]].colour
         p, r = _metric(s, "tc.precision")[0], _metric(s, "tc.recall")[0]
         gp, gr = _metric(s, "tc_graded.precision")[0], _metric(s, "tc_graded.recall")[0]
         size = max(12 - 2 * i, 5)
@@ -287,6 +295,10 @@ def operating_points(results: dict[str, Any]) -> Plot:
                     label=f"{s['name']} (no flags)")  # fmt: skip
         else:
             ax.plot(p, r, "o", color=c, ms=size, label=s["name"], zorder=3 + i, clip_on=False)
+            # the 95 % patient-bootstrap intervals of both coordinates (no whisker where uninformative)
+            ex, ey = _metric(s, "tc.precision")[1:], _metric(s, "tc.recall")[1:]
+            ax.errorbar(p, r, xerr=[[ex[0]], [ex[1]]], yerr=[[ey[0]], [ey[1]]], fmt="none", ecolor=c,
+                        elinewidth=1, capsize=2, alpha=0.8, zorder=2)  # fmt: skip
             if np.isfinite(gp) and np.isfinite(gr) and (abs(gp - p) > 1e-9 or abs(gr - r) > 1e-9):
                 ax.annotate("", (gp, gr), (p, r), arrowprops={"arrowstyle": "->", "color": c, "lw": 1.2})
                 ax.plot(gp, gr, "D", color=c, ms=6, mfc="white", mew=1.6, zorder=3, clip_on=False)

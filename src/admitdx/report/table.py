@@ -31,7 +31,39 @@ SUITE_TITLES = {
     "text": "Texts (ROUGE F1, Porter stemming)",
     "final_diagnosis": "Final diagnosis (first coded answer vs main / any gold code)",
 }
+#: The page title of each suite's report: what the task asks, not EarlyDx's question for every task.
+REPORT_TITLES = {
+    "earlydx": "admission-time diagnosis report",
+    "clinibench": "discharge ICD-code ranking report",
+    "category": "category report",
+    "text": "text report",
+    "final_diagnosis": "final-diagnosis report",
+}
 TABLE_FILE = "table.md"
+#: How a metric's own name reads as a column header (results.json keeps the full names).
+_WORDS = {
+    "rouge1_f1": "ROUGE-1 F1",
+    "rouge2_f1": "ROUGE-2 F1",
+    "rougeL_f1": "ROUGE-L F1",
+    "under_triage": "under-triage",
+    "over_triage": "over-triage",
+    "predicted_share": "share",
+    "recorded_share": "recorded share",
+    "f1": "F1",
+    "map": "MAP",
+}
+
+
+def column_label(name: str) -> str:
+    """A metric's column header: ``predicted_share.Immediate`` → ``share Immediate``,
+    ``clinibench.macro_f1`` → ``macro F1``, ``hpi.rouge1_f1`` → ``hpi ROUGE-1 F1``."""
+    head, _, tail = name.rpartition(".")
+    if head in ("predicted_share", "recorded_share", "recall"):  # a per-class measure, then its class
+        return f"{_WORDS.get(head, head)} {tail}"
+    words = _WORDS.get(tail, tail.replace("_f1", " F1").replace("_", " "))
+    return words if head in ("", "clinibench") else f"{head.replace('_', ' ')} {words}"
+
+
 OFFLINE_CONCEPTS_NOTE = (
     "Offline concepts (ICD-10-CM categories, DrugBank ids, admitdx's terms) are not comparable with "
     "ER-Reason's table 4, which counts UMLS CUIs."
@@ -78,6 +110,10 @@ def render_table(results: dict[str, Any]) -> str:
         f"({results['params']['n_bootstrap']} replicates); each table names the encounters and patients "
         "its metrics were computed over.",
     ]
+    trial = evidence.trial_text(results)
+    if trial:
+        lines[0] = f"# {trial.capitalize()} — " + lines[0].removeprefix("# ")
+        lines += ["", f"> **{trial.capitalize()}**, not a result. {evidence.TRIAL_NOTE}"]
     if results.get("subset"):
         lines += ["", f"> A subset: scored on {results['subset']}, not on the whole test split."]
     if results.get("tracks_note"):
@@ -137,7 +173,7 @@ def _headline_block(results: dict[str, Any]) -> list[str]:
     names = results["headline_metrics"]
     title = SUITE_TITLES.get(results["suite"], results["suite"])
     lines = ["", f"## {title} — scored on {evidence.sample_text(results, names[0])}", ""]
-    lines.append(_row(["system", *names]))
+    lines.append(_row(["system", *(column_label(n) for n in names)]))
     lines.append(_row(["---"] * (len(names) + 1)))
     for s in results["systems"]:
         lines.append(_row([s["name"], *(_cell(results, s, n) for n in names)]))
@@ -194,7 +230,7 @@ def _bin_cell(entry: dict[str, Any]) -> str:
 def _notes(results: dict[str, Any]) -> list[str]:
     """What the marks mean, and which marks were withheld."""
     names, notes = shown_metrics(results), []
-    if len(results["systems"]) > 1:
+    if len(results["systems"]) > 1 and not evidence.trial(results):
         notes.append(f"\\* paired bootstrap p < {evidence.ALPHA} against {results['baseline']}.")
     suppressed = evidence.suppressed_note(results, names)
     if suppressed:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from admitdx import __version__
+from admitdx.colours import style_at
 from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
 from admitdx.errors import AdmitdxError, UsageError
 from admitdx.jsonl import encode_jsonl
@@ -139,6 +140,9 @@ def _score_run(
     results = [s.entry for s in scored]
     replicates = {s.name: s.replicates for s in scored}
     base = next(r for r in results if r["name"] == baseline)
+    for position, r in enumerate(results):  # every page and figure of the run draws it so
+        style = style_at(position)
+        r["colour"], r["pattern"] = style.colour, style.pattern
     for r in results:
         if r["name"] != baseline:
             r["vs_baseline"] = {
@@ -146,6 +150,7 @@ def _score_run(
                 "p_values": bootstrap.paired_p_values(replicates[baseline], replicates[r["name"]]),
                 **(suite.compare(base, r) if hasattr(suite, "compare") else {}),
             }
+    cut = (read_manifest(dataset_dir) or {}).get("outputs") or {}
     out = {
         "admitdx_version": __version__,
         "dataset": str(dataset_dir),
@@ -157,8 +162,10 @@ def _score_run(
         "n_patients": len(ctx.order),
         **set_aside,
         "baseline": baseline,
-        # a dataset cut from another (the demo's LLM subset) says so in its manifest
-        "subset": ((read_manifest(dataset_dir) or {}).get("outputs") or {}).get("subset"),
+        # a dataset cut from another (the demo's LLM subset) says so in its manifest, and how
+        # many of how many test instances it kept (the report marks it a trial: n of N)
+        "subset": cut.get("subset"),
+        "subset_trial": cut.get("trial"),
         **{k: v for k, v in prepared.items() if not k.startswith("_")},
         "coverage": section_coverage(dataset_dir, ctx.instances),
         "coverage_absent": absent_sections(dataset_dir),
@@ -224,14 +231,16 @@ def _score_serial(run: _Run, advance: Callable[[int, int], None] | None) -> _Don
     problem in that order is the one reported."""
     params = run.params
     eval_ids = {i.id for i in run.instances}
+    # predictions of another dataset (another task) are refused before their matches are looked for
+    origins = [_origin(run, d) for d in run.dirs]
     systems = [load_system(d, params.matcher, eval_ids) for d in run.dirs]
-    provenance = {s.name: _checked_run(run.dataset_dir, run.everything, s, params) for s in systems}
+    provenance = {s.name: _checked_run(s, origin, params) for s, origin in zip(systems, origins, strict=True)}
     instances = run.instances
     set_aside = {"unsupported_only_encounters": _unsupported_only(run)}
     if params.common:
         instances, systems = _common(instances, systems)
         set_aside["common_encounters"] = len(instances)
-    _check_names(params, [s.name for s in systems])
+    _check_names(params, [(s.name, s.directory) for s in systems])
     ctx = run.context(instances)
     prepared = run.suite.prepare(ctx)
     if advance:
@@ -246,9 +255,10 @@ def _score_serial(run: _Run, advance: Callable[[int, int], None] | None) -> _Don
 def _score_forked(run: _Run, workers: int, advance: Callable[[int, int], None] | None) -> _Done | None:
     """Each system read, checked and scored in a forked worker (:mod:`admitdx.scoring.parallel`),
     against the run prepared once here. Results and errors are those of :func:`_score_serial`:
-    the first error raised is the one the serial order meets first (every system's reading, then
-    every system's checks, then the names, then scoring). None where the suite refuses the run's
-    settings: the serial path then reports that, after any input error it finds first."""
+    the first error raised is the one the serial order meets first (every system's origin, then
+    every system's reading, then every system's checks, then the names, then scoring). None where
+    the suite refuses the run's settings: the serial path then reports that, after any input error
+    it finds first."""
     params, n = run.params, len(run.instances)
     ctx = run.context(run.instances)
     try:
@@ -258,11 +268,13 @@ def _score_forked(run: _Run, workers: int, advance: Callable[[int, int], None] |
     eval_ids = {i.id for i in run.instances}
 
     def score_one(k: int) -> tuple[str | None, _Scored | parallel.Failure]:
-        stage, name = "load", None
+        stage, name = "origin", None
         try:
+            origin = _origin(run, run.dirs[k])
+            stage = "load"
             system = load_system(run.dirs[k], params.matcher, eval_ids)
             stage, name = "check", system.name
-            provenance = _checked_run(run.dataset_dir, run.everything, system, params)
+            provenance = _checked_run(system, origin, params)
             stage = "score"
             return name, _scored(system, provenance, run.suite.score_system(ctx, prepared, system, None), n)
         except AdmitdxError as e:
@@ -276,11 +288,13 @@ def _score_forked(run: _Run, workers: int, advance: Callable[[int, int], None] |
             advance(n, 0)
         outcomes.append((name, outcome))
     failures = [f for _, f in outcomes if isinstance(f, parallel.Failure)]
-    for stage in ("load", "check"):
+    for stage in ("origin", "load", "check"):
         for failure in failures:
             if failure.stage == stage:
                 raise failure.error()
-    _check_names(params, [name for name, _ in outcomes if name is not None])
+    _check_names(
+        params, [(name, d) for (name, _), d in zip(outcomes, run.dirs, strict=True) if name is not None]
+    )
     if failures:
         raise failures[0].error()
     scored = [s for _, s in outcomes if isinstance(s, _Scored)]
@@ -291,12 +305,16 @@ def _unsupported_only(run: _Run) -> int:
     return sum(i.split == run.params.split for i in run.everything) - len(run.instances)
 
 
-def _check_names(params: ScoreParams, names: list[str]) -> None:
+def _check_names(params: ScoreParams, named: list[tuple[str, Path]]) -> None:
     """Each system once, and the baseline among them."""
-    if len(set(names)) != len(names):
+    names = [name for name, _ in named]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        folders = ", ".join(str(d) for name, d in named if name == twice)
         raise UsageError(
-            "two prediction directories hold the same system name",
-            hint="score each system once, or rename one run's system",
+            f"two prediction directories hold the same system name {twice!r}: {folders}",
+            hint="score each folder once (a folder given twice counts twice), or give one run another "
+            "name: rerun its `admitdx predict` with --name NAME into a new --out",
         )
     baseline = params.baseline or names[0]
     if baseline not in names:
@@ -332,20 +350,25 @@ def _common(
     return covered, kept
 
 
-def _checked_run(
-    dataset_dir: Path, everything: Sequence[Instance], system: SystemInput, params: ScoreParams
-) -> dict[str, Any]:
-    """Refuse predictions that cannot be scored here: made on another dataset (or other labels
-    without the flag), for another split, unfinished (without the flag), or empty."""
-    record = check_layout(
-        everything, system.directory, allow_other_layout=params.allow_other_layout
+def _origin(run: _Run, directory: Path) -> dict[str, Any]:
+    """Refuse predictions made on another dataset (or another layout, or other labels without the
+    flags): read from the manifest alone, before the predictions and matches are read, so they
+    are not sent to `admitdx match` for matches that would score another benchmark."""
+    params = run.params
+    return check_layout(
+        run.everything, directory, allow_other_layout=params.allow_other_layout
     ) or check_predictions_dataset(
-        dataset_dir,
-        everything,
-        system.directory,
+        run.dataset_dir,
+        run.everything,
+        directory,
         allow_label_change=params.allow_label_change,
         allow_no_manifest=params.allow_no_manifest,
     )
+
+
+def _checked_run(system: SystemInput, record: dict[str, Any], params: ScoreParams) -> dict[str, Any]:
+    """Refuse predictions that cannot be scored here: for another split, unfinished (without the
+    flag), or empty; ``record`` is what :func:`_origin` found."""
     manifest = read_manifest(system.directory) or {}
     predicted_split = (manifest.get("inputs") or {}).get("split")
     if predicted_split not in (None, params.split):

@@ -27,7 +27,7 @@ from admitdx.sources.files import TableFile, discover_tables
 from admitdx.sources.integrity import Verdicts
 from admitdx.sources.readers import quote_ident, read_error, read_header, view_sql, write_failure
 from admitdx.sources.schema import REQUIRED_MODULES
-from admitdx.sources.verify import Needs, modules_hint, verify_tables
+from admitdx.sources.verify import Needs, missing_hint, verify_tables
 
 __all__ = ["REQUIRED_MODULES", "MimicSource", "Needs", "TableFile", "discover_tables", "open_mimic"]
 
@@ -110,8 +110,7 @@ class MimicSource:
         if missing:
             raise InputError(
                 f"{self.root} lacks table(s) needed by {needed_by}: {', '.join(missing)}",
-                hint=f"point --mimic at a MIMIC-IV root holding {modules_hint(missing)} "
-                "(check it with `admitdx data check --mimic DIR`)",
+                hint=missing_hint(missing),
             )
 
     def modules(self) -> set[str]:

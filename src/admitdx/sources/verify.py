@@ -28,15 +28,6 @@ from admitdx.sources.files import TableFile
 from admitdx.sources.integrity import GzipResult, Verdicts, default_verdicts, file_identity, verify_gzips
 from admitdx.sources.rules import ERROR, cross_problems, rules_digest, scan_table
 
-
-def modules_hint(tables: list[str]) -> str:
-    """The module folders that hold ``tables`` (``note.discharge`` → ``note/``, MIMIC-IV-Note being
-    a download of its own), so a missing-table error asks for what is missing, not hosp/ and ed/."""
-    modules = sorted({t.split(".")[0] for t in tables})
-    note = " (MIMIC-IV-Note, a separate PhysioNet download)" if "note" in modules else ""
-    return " and ".join(f"{m}/" for m in modules) + note
-
-
 _HINT = "fix or re-download it; `admitdx data check --mimic ROOT` lists every problem of the root"
 
 
@@ -66,6 +57,26 @@ def _content_check(tf: TableFile) -> str:
     return f"table-scan-{rules_digest(tf)}"
 
 
+#: The PhysioNet project that ships each MIMIC-IV module (the core holds hosp/ and icu/).
+MODULE_PROJECTS = {
+    "ed": "MIMIC-IV-ED",
+    "note": "MIMIC-IV-Note",
+    "ecg": "MIMIC-IV-ECG",
+    "echo": "MIMIC-IV-ECHO",
+}
+
+
+def missing_hint(tables: list[str]) -> str:
+    """What to add for absent ``module.table`` names: the module folders and the PhysioNet projects
+    they come from (a one-liner without note/ was told to look for hosp/ and ed/)."""
+    modules = sorted({t.split(".", 1)[0] for t in tables})
+    projects = [f"{m}/ from {MODULE_PROJECTS.get(m, 'MIMIC-IV')}" for m in modules]
+    return (
+        f"add {', '.join(projects)} to this root, or point --mimic at a root that has "
+        f"{'it' if len(modules) == 1 else 'them'} (check it with `admitdx data check --mimic DIR`)"
+    )
+
+
 def verify_tables(
     con: duckdb.DuckDBPyConnection,
     tables: dict[str, TableFile],
@@ -79,8 +90,7 @@ def verify_tables(
         raise InputError(
             f"the root lacks {', '.join(absent)}, which this command cannot do without",
             table=absent[0],
-            hint=f"point --mimic at a MIMIC-IV root holding {modules_hint(absent)} "
-            "(check it with `admitdx data check --mimic DIR`)",
+            hint=missing_hint(absent),
         )
     scope = needs.scope(tables)
     for key in scope:

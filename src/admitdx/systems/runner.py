@@ -53,7 +53,7 @@ from admitdx.provenance import dataset_fingerprints
 from admitdx.runs import check_resumable, exclusive, read_manifest, write_manifest
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
-from admitdx.systems.labels import training_view
+from admitdx.systems.labels import benchmark_set, training_view
 from admitdx.tasks.registry import task_of
 from admitdx.tasks.spec import TaskSpec
 
@@ -65,6 +65,8 @@ VALIDATION_SPLIT, VALIDATION_HOOK = "val", "use_validation"
 ORACLE_HOOK = "needs_test_targets"
 #: The manifest input recording that the test targets reached the system (absent otherwise).
 ORACLE_INPUT = "oracle"
+#: The manifest input recording that encounters outside the benchmark set were predicted too.
+KEEP_UNSUPPORTED_INPUT = "keep_unsupported_only"
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,17 @@ def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: Tas
 
 
 def split_dataset(
-    dataset_dir: Path, split: str, train_split: str, limit: int | None
+    dataset_dir: Path, split: str, train_split: str, limit: int | None, keep_unsupported_only: bool = False
 ) -> tuple[TaskSpec, list[Instance], list[Instance], dict[str, str], list[Instance]]:
     """(the task, training instances, test instances — both still with their targets: see
     :func:`system_view` — the dataset's fingerprints for the manifest, and the validation
-    instances: the ``val`` split unless it is the one predicted or learnt from)."""
+    instances: the ``val`` split unless it is the one predicted or learnt from).
+
+    The test instances are the benchmark set (:func:`benchmark_set`): an encounter the audit left
+    with unsupported labels only is never scored (EarlyDx §4.1), so it is not predicted either —
+    on the demo 13 of 81 test encounters, 16 % of an LLM run's calls. ``keep_unsupported_only``
+    predicts them too (for analysis; score with the flag of the same name). ``limit`` counts
+    benchmark-set encounters. An unaudited dataset is its own benchmark set."""
     if split == train_split:
         raise UsageError(
             f"--split and --train-split are both {split!r}: a system must not be evaluated on the "
@@ -111,7 +119,8 @@ def split_dataset(
         )
     instances = load_instances(dataset_dir)
     task = task_of(dataset_dir, instances)
-    test = [i for i in instances if i.split == split][:limit]
+    in_split = [i for i in instances if i.split == split]
+    test = benchmark_set(in_split, keep_unsupported_only=keep_unsupported_only)[:limit]
     train = [i for i in instances if i.split == train_split]
     if not test:
         present = ", ".join(sorted(Counter(i.split for i in instances))) or "none"
@@ -188,12 +197,15 @@ def _run_predictions(
     split: str = "test",
     train_split: str = "train",
     limit: int | None = None,
+    keep_unsupported_only: bool = False,
     show_progress: bool = True,
 ) -> RunSummary:
     """Predict ``split`` of ``dataset_dir`` with ``choice`` into ``out_dir`` (resuming if possible)."""
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
     allow_hosts = allow_hosts or []
-    task, train, test, fingerprints, validation = split_dataset(dataset_dir, split, train_split, limit)
+    task, train, test, fingerprints, validation = split_dataset(
+        dataset_dir, split, train_split, limit, keep_unsupported_only
+    )
     system = build_system(choice, allow_hosts, task)
     oracle = is_oracle(system)
     test = [system_view(task, i, oracle) for i in test]
@@ -218,6 +230,8 @@ def _run_predictions(
         inputs["system_inputs"] = system.manifest_inputs()
     if oracle:
         inputs[ORACLE_INPUT] = True
+    if keep_unsupported_only:  # recorded only when set: runs before the default changed still resume
+        inputs[KEEP_UNSUPPORTED_INPUT] = True
     path = out_dir / PREDICTIONS_FILE
     # --limit says how far to go, not what is answered: a trial with --limit 20 is extended by a
     # rerun with a larger or no limit (it appends), so the previous limit is not compared

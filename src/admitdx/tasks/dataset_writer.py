@@ -192,6 +192,14 @@ def _timestamped(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "t0": datetime.fromisoformat(t0)} if isinstance(t0, str) else record
 
 
+#: Which encounters the splits hold (issue 23): all that were built, while scoring evaluates only
+#: the benchmark set of an audited dataset, so a user of the Parquet splits must filter the same way.
+_WHICH_SET = (
+    "The splits hold every built encounter. Once audited (`admitdx audit`), an encounter whose labels "
+    "are all unsupported has `meta.retained = false`: it is outside the benchmark set, which "
+    "`admitdx predict` and `admitdx score` use by default (EarlyDx §4.1); filter on `meta.retained` "
+    "to do the same.\n\n"
+)
 _PRIVACY = (
     "**This folder holds MIMIC-derived text.** It is covered by the PhysioNet credentialed data use "
     "agreement: keep it with your MIMIC data, and do not upload it to a hub or share it.\n"
@@ -217,7 +225,7 @@ def dataset_card(counts: dict[str, int]) -> str:
         f"---\nconfigs:\n{_config('default', '', counts)}---\n\n"
         "# admitdx dataset\n\n"
         f'Instances per split: {sizes}. Load with `datasets.load_dataset("<this folder>")`; the same rows '
-        "are in `instances.jsonl` (what admitdx reads) and `instances.parquet`.\n\n" + _PRIVACY
+        "are in `instances.jsonl` (what admitdx reads) and `instances.parquet`.\n\n" + _WHICH_SET + _PRIVACY
     )
 
 
@@ -236,7 +244,7 @@ def configs_card(datasets: dict[str, dict[str, int]]) -> str:
         "# admitdx datasets\n\n"
         f"One configuration per dataset ({sizes}). Load one with "
         f'`datasets.load_dataset("<this folder>", "{first}")`; each subfolder is a complete admitdx '
-        "dataset of its own.\n\n" + _PRIVACY
+        "dataset of its own.\n\n" + _WHICH_SET + _PRIVACY
     )
 
 

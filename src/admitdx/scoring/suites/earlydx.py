@@ -326,6 +326,7 @@ class EarlyDxSuite:
                 min_group_size=ctx.params.min_group_size,
             ),
             "per_condition_f1": timecritical.per_condition_f1(point),
+            "per_condition_n": timecritical.per_condition_n(columns),
             "sample_size": track_sample_sizes(names, matrix, ctx.subjects, settings.tracks),
         }
         records = instance_records(encounters, predictions, pairs, columns, settings)

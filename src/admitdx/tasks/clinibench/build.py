@@ -161,6 +161,10 @@ def build_clinibench(
     return outputs
 
 
+#: The tables every CliniBench dataset reads (icu/icustays besides for --module icu).
+REQUIRED = ("hosp.admissions", "hosp.diagnoses_icd", "note.discharge")
+
+
 def _needs(mimic_dir: Path, variants: list[tuple[str, int]], p: CliniBenchParams) -> Needs:
     """The tables read; a missing note module or ICU table is refused here, naming what is missing.
 
@@ -171,7 +175,7 @@ def _needs(mimic_dir: Path, variants: list[tuple[str, int]], p: CliniBenchParams
         raise InputError(
             f"{mimic_dir} has no note/discharge table", table="note.discharge", hint=NOTE_MODULE_HINT
         )
-    requires = ["hosp.admissions", "hosp.diagnoses_icd", "note.discharge"]
+    requires = list(REQUIRED)
     modules = {m for m, _ in variants}
     if "icu.icustays" in found:
         requires.append("icu.icustays")
