@@ -237,9 +237,10 @@ FACTS: tuple[Fact, ...] = (
     ),
     Fact(
         "label_support",
-        0.75,
-        0.1,
-        ISSUE + ": chronic codes always, added secondary codes at Knobs.coded_in_history",
+        0.57,
+        0.08,
+        ISSUE + ": a chronic condition's code always (Past Medical History), an added secondary code "
+        "at Knobs.coded_in_history (0.6), the stay's acute and status codes never (they are the answer)",
         "billed codes the admission-time text names",
     ),
 )
