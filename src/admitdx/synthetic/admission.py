@@ -79,8 +79,8 @@ def write_admission(p: Patient, req: AdmissionRequest) -> datetime:
         p, extra, req.hadm_id, req.unit, req.ed_stay[2] if req.ed_stay else req.admittime, dischtime
     )
     billed = _bill(p, req, extra, icu)
-    note_id = _discharge_note(p, req, dischtime, location, billed)
-    pmh = [(c.key, c.pmh) for c in p.comorbidities]
+    note_id, history = _discharge_note(p, req, dischtime, location, billed)
+    pmh = [(c.key, c.pmh) for c in p.comorbidities] + [(EXTRA, title) for title in history]
     p.admissions.append(PriorAdmission(req.hadm_id, req.admittime, billed, pmh, note_id))
     return dischtime
 
@@ -145,7 +145,8 @@ def _discharge_note(
     dischtime: datetime,
     location: str | None,
     billed: list[tuple[str, str, int, str]],
-) -> str:
+) -> tuple[str, list[str]]:
+    """Write the note; returns its id and the titles of the added codes its Past Medical History lists."""
     seq = p.next("DS") + 1
     note_id = f"{p.subject_id}-DS-{seq}"
     rng = note_rng(p, req.hadm_id)
@@ -192,4 +193,4 @@ def _discharge_note(
             | {c.icd10 if req.version == 10 else c.icd9: c.pmh for c in p.comorbidities},
         }
     )
-    return note_id
+    return note_id, [title for _, title in in_history]

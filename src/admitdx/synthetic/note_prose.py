@@ -20,6 +20,9 @@ import random
 #: admission part at about 660 tokens (the paper's 625–690).
 HPI_SENTENCES = (9, 36)
 
+#: How the patient came (with the onset count, two notes of one patient with the same complaint in
+#: the same year rarely open with the same sentence, which is the one-liner reference).
+ARRIVALS = ("from home", "via EMS", "from rehab", "from clinic", "with family", "from a nursing home")
 ONSETS = ("this morning", "last night", "2 days ago", "3 days ago", "about a week ago", "___ days ago")
 DETAILS = (
     "Symptoms came on gradually and have been getting worse since then.",
@@ -116,8 +119,9 @@ def hpi(rng: random.Random, age: int, sex: str, pmh: list[str], cc: str, vitals:
     """History of present illness: who, what since when, detail sentences, ED vitals, review of systems."""
     history = ", ".join(pmh) if pmh else "no significant past medical history"
     lines = [
-        f"Mr./Ms. ___ is a {age} year old {sex} with {history} who presents with "
-        f"{cc.lower()} that started {rng.choice(ONSETS)}."
+        f"Mr./Ms. ___ is a {age} year old {sex} with {history} who presents with {cc.lower()} that "
+        f"started {rng.randint(2, 72)} {rng.choice(('hours', 'days'))} ago, arriving {rng.choice(ARRIVALS)}.",
+        f"Symptoms were first noticed {rng.choice(ONSETS)}.",
     ]
     lines += rng.sample(DETAILS, min(len(DETAILS), rng.randint(*HPI_SENTENCES)))
     lines.append(rng.choice(ED_COURSE).format(**vitals))

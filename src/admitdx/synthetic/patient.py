@@ -38,7 +38,7 @@ class PriorAdmission:
     hadm_id: int
     admittime: datetime
     billed: list[tuple[str, str, int, str]]  # (condition key, code, version, long title)
-    pmh: list[tuple[str, str]]  # (condition key, phrase) in the discharge note's Past Medical History
+    pmh: list[tuple[str, str]]  # (condition key or clinibench.EXTRA, phrase) in its Past Medical History
     note_id: str
 
 
