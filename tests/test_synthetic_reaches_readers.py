@@ -124,7 +124,8 @@ def test_earlydx_reads_omr_weight_under_either_spelling(synthetic_root: Path, tm
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("er-release") / "release"
-    _invoke("data", "synth", "--erreason-release", str(out), "--patients", "120", "--seed", "7")
+    # the flag issue 21 names; its size and other options are left at the release generator's defaults
+    _invoke("data", "synth", "--erreason-release", str(out), "--seed", "7")
     return out
 
 
