@@ -68,3 +68,6 @@ class Knobs(NamedTuple):
     # Medical History, so the admission text supports it (the paper is silent; before issue 21 none
     # was, and two thirds of CliniBench labels had no support in the text)
     coded_in_history: float = 0.6
+    # A patient's clinics chart "Weight" / "Height" / "BMI" without units, as the MIMIC-IV omr
+    # documentation lists beside "Weight (Lbs)" … (our share: the demo has only the unit spellings)
+    omr_unitless: float = 0.15

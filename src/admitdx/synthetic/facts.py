@@ -200,7 +200,7 @@ FACTS: tuple[Fact, ...] = (
         "omr_unitless_weight",
         0.15,
         0.08,
-        DOCS_OMR + "; the share is ours (the demo has none)",
+        DOCS_OMR + "; the share is ours, Knobs.omr_unitless (the demo has none)",
         "weight rows spelled 'Weight' rather than 'Weight (Lbs)'",
         "SELECT avg(CASE WHEN result_name = 'Weight' THEN 1.0 ELSE 0.0 END) FROM hosp.omr "
         "WHERE result_name IN ('Weight', 'Weight (Lbs)')",

@@ -137,7 +137,6 @@ POSTURAL_BP = (
     "Blood Pressure Standing (1 min)",
     "Blood Pressure Standing (3 mins)",
 )
-P_UNITLESS = 0.15  # a patient's clinic charts "Weight" / "Height" / "BMI" without units (our choice)
 P_POSTURAL = 0.02  # a visit also records postural blood pressures
 P_REPEAT_BP = 0.22  # a visit records its blood pressure twice (seq_num 2, as 84 demo rows have)
 
@@ -156,7 +155,7 @@ def write_omr(p: Patient, start: datetime, end: datetime) -> None:
     height = rng.gauss(69 if p.gender == "M" else 64, 2.5)
     weight = rng.gauss(190 if p.gender == "M" else 160, 35)
     base_sbp = 128 + (10 if p.has("htn") else 0)
-    names = ("Weight", "BMI", "Height") if rng.random() < P_UNITLESS else (
+    names = ("Weight", "BMI", "Height") if rng.random() < p.knobs.omr_unitless else (
         "Weight (Lbs)", "BMI (kg/m2)", "Height (Inches)"
     )  # fmt: skip
 
