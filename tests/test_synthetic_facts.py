@@ -63,8 +63,16 @@ def _admission_part(rec: dict) -> str:
 
 
 def test_admission_text_is_as_long_as_clinibench_notes(notes: list) -> None:
-    fact = BY_NAME["admission_tokens"]
-    assert fact.holds(mean(len(tokens(_admission_part(rec))) for rec, _, _ in notes))
+    """Each admission-time section with its heading: what CliniBench's admission note holds (its
+    builder writes "HEADER: text"; on the 300-patient root the two counts differ by 2-3 tokens)."""
+
+    def length(rec: dict) -> int:
+        headings = " ".join(
+            rec["headings"].get(name, "") for name in rec["sections"] if name not in LEAKAGE_SECTIONS
+        )
+        return len(tokens(_admission_part(rec))) + len(tokens(headings))
+
+    assert BY_NAME["admission_tokens"].holds(mean(length(rec) for rec, _, _ in notes))
 
 
 def test_every_note_holds_the_template_sections_under_drawn_spellings(notes: list) -> None:

@@ -219,7 +219,7 @@ FACTS: tuple[Fact, ...] = (
         656.0,
         32.0,
         CLINIBENCH + "; tokens as admitdx counts them (\\w+|[^\\w\\s])",
-        "mean tokens of a discharge note's admission-time sections",
+        "mean tokens of a discharge note's admission-time sections with their headings (the admission note)",
     ),
     Fact(
         "section_inventory",
