@@ -116,9 +116,17 @@ PROCEDURES = (
 )
 
 
-def hpi(rng: random.Random, age: int, sex: str, pmh: list[str], cc: str, vitals: dict[str, str]) -> str:
-    """History of present illness: who, what since when, detail sentences, ED vitals, review of systems."""
-    history = ", ".join(pmh) if pmh else "no significant past medical history"
+def hpi(
+    rng: random.Random, age: int, sex: str, pmh: list[str], cc: str, vitals: dict[str, str], *, more: bool
+) -> str:
+    """History of present illness: who, what since when, detail sentences, ED vitals, review of systems.
+
+    ``pmh`` are the chronic conditions the opening sentence names; ``more``: the Past Medical
+    History lists further conditions, so the HPI must not say there are none."""
+    if pmh:
+        history = ", ".join(pmh)
+    else:
+        history = "the past medical history below" if more else "no significant past medical history"
     lines = [
         f"Mr./Ms. ___ is a {age} year old {sex} with {history} who presents with {cc.lower()} that "
         f"started {rng.randint(2, 72)} {rng.choice(('hours', 'days'))} ago, arriving {rng.choice(ARRIVALS)}.",

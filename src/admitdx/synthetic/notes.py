@@ -143,7 +143,9 @@ def discharge_sections(
         ),
         "chief_complaint": chief_complaint,
         "major_surgical_or_invasive_procedure": rng.choice(prose.PROCEDURES),
-        "history_of_present_illness": prose.hpi(rng, age, sexword, pmh, chief_complaint, arrival),
+        "history_of_present_illness": prose.hpi(
+            rng, age, sexword, pmh, chief_complaint, arrival, more=bool(history)
+        ),
         "past_medical_history": "\n".join(pmh_lines),
         "social_history": prose.social_history(rng),
         "family_history": prose.family_history(rng),
