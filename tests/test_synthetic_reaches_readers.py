@@ -12,7 +12,8 @@ Each test asserts the behaviour the issues ask for, not what today's reader happ
   columns (AlaaLab/ER-Reason, ``ER-Reason_Column_Descriptions.md``) and every task builds from it,
   its notes cut before ``Medical Decision Making`` / ``ED Course`` / ``Final Disposition``, its
   triage vitals parsed from every layout;
-- EarlyDx's OMR reader finds the weight under "Weight" as under "Weight (Lbs)" (MIMIC-IV omr docs).
+- EarlyDx keeps the admitted stays only, now that a third end otherwise, and its OMR reader finds the
+  weight under "Weight" as under "Weight (Lbs)" (MIMIC-IV omr docs).
 """
 
 from __future__ import annotations
@@ -101,8 +102,24 @@ def test_er_reason_mimic_inputs_print_no_missing_vital(mimic_tasks: dict[str, Pa
         assert not [t for t in shown if MISSING_VITAL.search(t)], task
 
 
-def test_earlydx_reads_omr_weight_under_either_spelling(synthetic_root: Path, tmp_path: Path) -> None:
-    _invoke("build", "earlydx", "--mimic", str(synthetic_root), "--out", str(tmp_path))
+@pytest.fixture(scope="module")
+def earlydx(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("earlydx")
+    _invoke("build", "earlydx", "--mimic", str(synthetic_root), "--out", str(out))
+    return out
+
+
+def test_earlydx_keeps_admitted_stays_only(synthetic_root: Path, earlydx: Path) -> None:
+    """A third of the ED stays now end without an admission (no hadm_id); EarlyDx's cohort is the
+    admitted ones."""
+    with open_mimic(synthetic_root) as src:
+        ends = dict(src.execute("SELECT stay_id, disposition FROM ed.edstays").fetchall())
+    stays = {i.stay_id for i in load_instances(earlydx)}
+    assert stays and {ends[s] for s in stays} == {"ADMITTED"}
+    assert sum(d != "ADMITTED" for d in ends.values()) > len(ends) // 4
+
+
+def test_earlydx_reads_omr_weight_under_either_spelling(synthetic_root: Path, earlydx: Path) -> None:
     with open_mimic(synthetic_root) as src:
         rows = src.execute("""
             SELECT subject_id, CAST(chartdate AS DATE), result_name, result_value FROM hosp.omr
@@ -112,7 +129,7 @@ def test_earlydx_reads_omr_weight_under_either_spelling(synthetic_root: Path, tm
     for subject, day, name, value in rows:
         weights.setdefault(subject, []).append((day, name, value))
     checked: Counter[str] = Counter()
-    for inst in load_instances(tmp_path):
+    for inst in load_instances(earlydx):
         prior = [w for w in weights.get(inst.subject_id, []) if str(w[0]) <= str(inst.t0)[:10]]
         if prior:
             _, name, value = max(prior)
