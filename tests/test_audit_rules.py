@@ -295,8 +295,9 @@ def test_audit_dataset_writes_a_version_and_resumes(tmp_path: Path) -> None:
 def test_rules_agree_with_synthetic_truth(
     synthetic_dataset: Path, synthetic_root: Path, tmp_path: Path
 ) -> None:
-    """Floors a little under what was measured on the shared 300-patient root (seed 7): accuracy 0.789,
-    κ 0.680; precision / recall supported 0.91 / 0.96, partial 0.73 / 0.69, unsupported 0.68 / 0.68.
+    """Floors a little under what was measured on the shared 300-patient root (seed 7, generator
+    version 3): accuracy 0.775, κ 0.660; precision / recall supported 0.92 / 0.96, partial 0.69 /
+    0.73, unsupported 0.70 / 0.61 (version 2: 0.789, 0.680; 0.91 / 0.96, 0.73 / 0.69, 0.68 / 0.68).
     The generator counts a chief complaint as indirect evidence only, where the rules call a
     sign-defined label's complaint direct (auditing/README.md), so full agreement is not the goal."""
     outputs = audit_dataset(synthetic_dataset, tmp_path / "audited", RuleAuditor(), truth_root=synthetic_root)
@@ -304,7 +305,7 @@ def test_rules_agree_with_synthetic_truth(
     assert result["compared"] == outputs["references"] > 100
     assert result["skipped"] == {}
     assert result["accuracy"] > 0.75 and result["cohen_kappa"] > 0.62
-    floors = {"supported": (0.87, 0.92), "partial": (0.68, 0.64), "unsupported": (0.62, 0.64)}
+    floors = {"supported": (0.87, 0.92), "partial": (0.64, 0.64), "unsupported": (0.62, 0.57)}
     for c, (precision, recall) in floors.items():
         got = result["per_class"][c]
         assert got["precision"] > precision and got["recall"] > recall, (c, got)

@@ -148,7 +148,7 @@ def test_diagnosis_references_not_in_input(built: dict[str, Path], tmp_path: Pat
 
 def test_one_liner_reference_not_in_input(one_liner: Path, tmp_path: Path) -> None:
     everything = load_instances(one_liner)
-    assert len(everything) == 95
+    assert len(everything) == 93
     gold = {i.id: i.target for i in everything}
     _, test = _received(one_liner, tmp_path / "run")
     for inst in test:

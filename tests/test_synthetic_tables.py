@@ -12,7 +12,7 @@ from admitdx.ontology import icd
 from admitdx.sources.check import check_mimic
 from admitdx.sources.mimic import open_mimic
 from admitdx.synthetic.tables import FILES
-from admitdx.synthetic.truth import read_truth_meta
+from admitdx.synthetic.truth import read_note_sections, read_truth_meta
 
 
 def _header(path: Path) -> str:
@@ -198,18 +198,18 @@ def test_value_conventions(synthetic_root: Path) -> None:
         )[0]
         assert _one(con, "SELECT bool_and(acuity BETWEEN 1 AND 5) FROM ed.triage")[0]
         assert _one(con, "SELECT count(DISTINCT arrival_transport) >= 3 FROM ed.edstays")[0]
-        text = _one(con, "SELECT text FROM note.discharge LIMIT 1")[0]
-        headers = [
-            "Chief Complaint:",
-            "History of Present Illness:",
-            "Past Medical History:",
-            "Pertinent Results:",
-            "Brief Hospital Course:",
-            "Discharge Diagnosis:",
-            "Discharge Condition:",
-        ]
-        positions = [text.index(h) for h in headers]
-        assert positions == sorted(positions)
+        notes = dict(con.execute("SELECT hadm_id, text FROM note.discharge").fetchall())
+    # every note has the template's sections in the template's order (schema notes §4.4), each
+    # under the spelling _truth says it drew
+    order = ("chief_complaint", "history_of_present_illness", "past_medical_history", "physical_exam",
+             "physical_exam_discharge", "pertinent_results", "brief_hospital_course",
+             "discharge_diagnosis", "discharge_condition")  # fmt: skip
+    for rec in read_note_sections(synthetic_root):
+        text, used = notes[rec["hadm_id"]], rec["headings"]
+        positions = [text.index("\n" + used[name] + "\n") for name in order]
+        assert positions == sorted(positions), rec["note_id"]
+    with open_mimic(synthetic_root) as src:
+        con = src.con
         report = _one(con, "SELECT text FROM note.radiology LIMIT 1")[0]
         assert report.startswith("EXAMINATION:") and "IMPRESSION:" in report
 

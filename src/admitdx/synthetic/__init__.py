@@ -12,6 +12,9 @@ documented in the schema notes). Beside them, ``_truth/`` records what the gener
 Module map: ``scenarios/`` (ED presentations by organ system) and ``comorbidities`` are the clinical
 library; ``timeline`` → ``encounter`` → ``triage``/``workup``/``admission`` write one patient;
 ``condition`` and ``naming`` keep the truth; ``chunk`` and ``generate`` parallelise and write.
+``disposition`` (how ED stays end), ``headings`` (real section-heading spellings) and ``note_prose``
+(admission-time note text) make the data vary as real data does; ``facts`` lists every real marginal
+and layout the generator follows, with its source and tolerance (issue 21).
 """
 
 from admitdx.synthetic.calibration import TARGETS, Knobs

@@ -79,8 +79,8 @@ def write_admission(p: Patient, req: AdmissionRequest) -> datetime:
         p, extra, req.hadm_id, req.unit, req.ed_stay[2] if req.ed_stay else req.admittime, dischtime
     )
     billed = _bill(p, req, extra, icu)
-    note_id = _discharge_note(p, req, dischtime, location, billed)
-    pmh = [(c.key, c.pmh) for c in p.comorbidities]
+    note_id, history = _discharge_note(p, req, dischtime, location, billed)
+    pmh = [(c.key, c.pmh) for c in p.comorbidities] + [(EXTRA, title) for title in history]
     p.admissions.append(PriorAdmission(req.hadm_id, req.admittime, billed, pmh, note_id))
     return dischtime
 
@@ -134,44 +134,46 @@ def _bill(
     return billed
 
 
+def note_rng(p: Patient, hadm_id: int) -> random.Random:
+    """The discharge note's own generator: its prose never shifts the patient's other draws."""
+    return random.Random(f"{p.seed}:{p.index}:note:{hadm_id}")
+
+
 def _discharge_note(
     p: Patient,
     req: AdmissionRequest,
     dischtime: datetime,
     location: str | None,
     billed: list[tuple[str, str, int, str]],
-) -> str:
+) -> tuple[str, list[str]]:
+    """Write the note; returns its id and the titles of the added codes its Past Medical History lists."""
     seq = p.next("DS") + 1
     note_id = f"{p.subject_id}-DS-{seq}"
+    rng = note_rng(p, req.hadm_id)
     comorbid_keys = {c.key for c in p.comorbidities}
     acute = [
         title
         for key, _, _, title in billed
         if key not in comorbid_keys and not key.endswith("_status") and key != EXTRA
     ]
-    coded = [title for key, _, _, title in billed if key == EXTRA]
+    coded = [(code, title) for key, code, _, title in billed if key == EXTRA]
+    in_history = [(code, title) for code, title in coded if rng.random() < p.knobs.coded_in_history]
     chronic = [title for key, _, _, title in billed if key in comorbid_keys]
-    age = p.age_at(req.admittime)
-    sex = "male" if p.gender == "M" else "female"
-    pmh = [c.pmh for c in p.comorbidities]
-    hpi = (
-        f"Mr./Ms. ___ is a {age} year old {sex} with "
-        f"{', '.join(pmh) if pmh else 'no significant past medical history'} who presents with "
-        f"{req.chief_complaint.lower()}."
-    )
-    text, sections = discharge_sections(
+    text, sections, used = discharge_sections(
+        rng,
         sex=p.gender,
+        age=p.age_at(req.admittime),
         service=SERVICE_NAME[req.unit],
         chief_complaint=req.chief_complaint,
-        hpi=hpi,
-        pmh=pmh,
-        results=f"___ 07:10AM BLOOD WBC-{p.rng.uniform(5, 12):.1f} Hgb-{p.rng.uniform(9, 14):.1f}*",
+        pmh=[c.pmh for c in p.comorbidities],
+        history=[title for _, title in in_history],
+        results=f"___ 07:10AM BLOOD WBC-{rng.uniform(5, 12):.1f} Hgb-{rng.uniform(9, 14):.1f}*",
         course=[f"# {t}" for t in acute[:4]] or ["# Observation"],
         admission_meds=[m.split(" [")[0] for m in p.home_meds],
         discharge_meds=[m.split(" [")[0] for m in p.home_meds],
         disposition=NOTE_DISPOSITION.get(location, "Extended Care"),
         primary=acute[:3] or ["Observation"],
-        secondary=chronic + coded,
+        secondary=chronic + [title for _, title in coded],
     )
     charttime = dischtime.replace(hour=0, minute=0, second=0)
     stored = dischtime + timedelta(hours=p.rng.uniform(2, 60))
@@ -180,5 +182,15 @@ def _discharge_note(
         (note_id, p.subject_id, req.hadm_id, "DS", seq, charttime, stored.replace(microsecond=0), text),
     )
     p.sink.add("note.discharge_detail", (note_id, p.subject_id, "author", "___", 1))
-    p.sink.note_truth.append({"note_id": note_id, "hadm_id": req.hadm_id, "sections": sections})
-    return note_id
+    p.sink.note_truth.append(
+        {
+            "note_id": note_id,
+            "hadm_id": req.hadm_id,
+            "sections": sections,
+            "headings": used,
+            # billed code → the admission-time text that names it (Past Medical History)
+            "mentions": {code: title for code, title in in_history}
+            | {c.icd10 if req.version == 10 else c.icd9: c.pmh for c in p.comorbidities},
+        }
+    )
+    return note_id, [title for _, title in in_history]

@@ -61,3 +61,13 @@ class Knobs(NamedTuple):
     transfer: float = 0.3  # an unsupported primary diagnosis came as an outside-hospital transfer
     esi_shift: float = -0.1  # added to each scenario's P(ESI 1-2) split evenly (calibration)
     ambulance_shift: float = 0.02
+    # Before each planned encounter, P(another ED visit that ends without an admission): tuned so
+    # that 68 % of ED stays end ADMITTED, as on the open MIMIC-IV-ED demo (facts.py)
+    release_visit: float = 0.25
+    # A secondary code added for CliniBench's codes per note is listed in the discharge note's Past
+    # Medical History, so the admission text supports it (the paper is silent; before issue 21 none
+    # was, and two thirds of CliniBench labels had no support in the text)
+    coded_in_history: float = 0.6
+    # A patient's clinics chart "Weight" / "Height" / "BMI" without units, as the MIMIC-IV omr
+    # documentation lists beside "Weight (Lbs)" … (our share: the demo has only the unit spellings)
+    omr_unitless: float = 0.15

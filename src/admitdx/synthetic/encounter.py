@@ -20,6 +20,7 @@ from admitdx.synthetic.admission import AdmissionRequest, write_admission
 from admitdx.synthetic.comorbidities import BY_KEY as COMORBIDITY
 from admitdx.synthetic.comorbidities import HOME_MEDS
 from admitdx.synthetic.condition import Condition
+from admitdx.synthetic.disposition import ADMITTED
 from admitdx.synthetic.evidence_history import place_prior_history
 from admitdx.synthetic.patient import Patient, PriorEdStay, minutes
 from admitdx.synthetic.scenarios import GENERIC_CODES, Dx, Scenario
@@ -73,9 +74,11 @@ class Stay:
     cc: str
 
 
-def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> datetime:
-    """Write one ED stay (and its admission when ``admitted``); returns when the patient left hospital."""
+def ed_visit(p: Patient, sc: Scenario, intime: datetime, disposition: str) -> datetime:
+    """Write one ED stay ending in ``disposition`` (and its admission when that is ``ADMITTED``);
+    returns when the patient left hospital."""
     rng, k = p.rng, p.knobs
+    admitted = disposition == ADMITTED
     version = p.icd_version(intime)
     to_decision = minutes(max(100.0, math.exp(math.log(262) + rng.gauss(0, 0.45))))
     decision = intime + to_decision
@@ -108,9 +111,6 @@ def ed_visit(p: Patient, sc: Scenario, intime: datetime, admitted: bool) -> date
 
     for seq, c in enumerate(conds, 1):
         p.sink.add("ed.diagnosis", (p.subject_id, stay_id, seq, c.code, version, c.ed_title))
-    disposition = (
-        "ADMITTED" if admitted else ("HOME" if rng.random() < 0.9 else "LEFT AGAINST MEDICAL ADVICE")
-    )
     p.sink.add(
         "ed.edstays",
         (p.subject_id, hadm_id, stay_id, intime, outtime, p.gender, p.race, arrival, disposition),

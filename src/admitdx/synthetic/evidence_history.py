@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from admitdx.synthetic.clinibench import EXTRA
-from admitdx.synthetic.condition import Condition
+from admitdx.synthetic.condition import Condition, long_title
 from admitdx.synthetic.patient import Patient
 
 
@@ -41,7 +41,8 @@ def place_prior_history(p: Patient, conds: list[Condition], t0: datetime) -> boo
         if admissions:
             latest = admissions[-1]
             for key, phrase in latest.pmh:
-                if key == c.key:
+                # an added code the note lists by its title names the condition all the same
+                if key == c.key or (key == EXTRA and phrase == long_title(c.code, c.version)):
                     c.place(
                         "prior_history",
                         "note.discharge",

@@ -30,7 +30,9 @@ from admitdx.synthetic.truth import META_FILE, TRUTH_DIR, TRUTH_FILES
 from admitdx.synthetic.vocab import LABS, TEXT_LABS
 
 CHUNK_SIZE = 250  # patients per gzip member; part of the output's identity (recorded in meta.json)
-GENERATOR_VERSION = 2  # 2: icu/icustays, CliniBench codes per admission, discharge-note section truth
+# 2: icu/icustays, CliniBench codes per admission, discharge-note section truth; 3 (issue 21): ED
+# stays that end in every disposition, the demo's triage/vitals gaps, real OMR and heading spellings
+GENERATOR_VERSION = 3
 
 
 @dataclass

@@ -1,12 +1,18 @@
 """Note texts in MIMIC-IV-Note's layout: discharge summaries and radiology reports.
 
 Discharge summaries use the real section headers in their real order (schema doc §4.4: each header
-on its own line, PHI replaced by ``___``), so parsers written for MIMIC (MIMIC-CDM's regexes, the
-EarlyDx builder's "Past Medical History" reader) work on them unchanged. Radiology reports follow
+on its own line, PHI replaced by ``___``), each drawn from real spellings and variants
+(``headings``), with admission-time prose as long as CliniBench's (``note_prose``): a parser
+written for MIMIC must cope with them as with the real release. Radiology reports follow
 the EXAMINATION / INDICATION / TECHNIQUE / COMPARISON / FINDINGS / IMPRESSION protocol.
 """
 
 from __future__ import annotations
+
+import random
+
+from admitdx.synthetic import headings
+from admitdx.synthetic import note_prose as prose
 
 # exam name → (exam_code, CPT code) for radiology_detail
 EXAMS: dict[str, tuple[str, str]] = {
@@ -96,12 +102,14 @@ LEAKAGE_SECTIONS = (
 
 
 def discharge_sections(
+    rng: random.Random,
     *,
     sex: str,
+    age: int,
     service: str,
     chief_complaint: str,
-    hpi: str,
     pmh: list[str],
+    history: list[str],
     results: str,
     course: list[str],
     admission_meds: list[str],
@@ -109,34 +117,47 @@ def discharge_sections(
     disposition: str,
     primary: list[str],
     secondary: list[str],
-) -> tuple[str, dict[str, str]]:
-    """A discharge summary with MIMIC's header lines and sections, in their order, and the body of
-    each section by name (the ``_truth/discharge_sections`` record).
+) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A discharge summary in MIMIC-IV-Note's template with headings drawn from real spellings
+    (``headings``); returns the text, the body of each section by name (the
+    ``_truth/discharge_sections`` record) and the heading each section was written under.
 
-    Every section CliniBench names is present. The leakage sections name the discharge diagnoses
-    (``primary`` and ``secondary``); the admission-time ones do not (beyond what the chief
-    complaint, history and medications say anyway).
+    ``pmh`` are the patient's chronic conditions as the HPI and Past Medical History write them;
+    ``history`` the further coded conditions the Past Medical History lists (CliniBench labels the
+    admission text supports). The leakage sections name the discharge diagnoses (``primary`` and
+    ``secondary``); the admission-time ones do not, beyond what the history says anyway.
     """
     main = primary[0] if primary else "Observation"
     named = "; ".join([*primary, *secondary]) or main
-    pmh_text = "\n".join(f"- {p}" for p in pmh) if pmh else "None"
+    sexword = "male" if sex == "M" else "female"
+    surgeries = prose.surgical_history(rng)
+    pmh_lines = [f"- {p}" for p in [*pmh, *history]] or ["None"]
+    if surgeries:
+        pmh_lines += ["", rng.choice(headings.SURGICAL), *(f"- {s}" for s in surgeries)]
     meds_in = "\n".join(f"{i}. {m}" for i, m in enumerate(admission_meds, 1)) or "None"
     meds_out = "\n".join(f"{i}. {m}" for i, m in enumerate(discharge_meds, 1)) or "None"
+    arrival = prose.vitals(rng)
     body = {
-        "allergies": "No Known Allergies / Adverse Drug Reactions",
-        "chief_complaint": chief_complaint,
-        "major_surgical_or_invasive_procedure": "None",
-        "history_of_present_illness": hpi,
-        "past_medical_history": pmh_text,
-        "social_history": "___",
-        "family_history": "Non-contributory.",
-        "physical_exam_admission": "GENERAL: NAD, AOx3\nHEENT: MMM\nCV: RRR\nLUNGS: CTAB\nABD: soft, NT/ND",
-        "physical_exam_discharge": (
-            f"GENERAL: comfortable, findings of {main} resolving\nCV: RRR\nLUNGS: CTAB"
+        "allergies": rng.choice(
+            ("No Known Allergies / Adverse Drug Reactions", "Penicillins", "Sulfa (Sulfonamide Antibiotics)")
         ),
-        "pertinent_results": f"{results}\nIMPRESSION: findings consistent with {main}.",
+        "chief_complaint": chief_complaint,
+        "major_surgical_or_invasive_procedure": rng.choice(prose.PROCEDURES),
+        "history_of_present_illness": prose.hpi(
+            rng, age, sexword, pmh, chief_complaint, arrival, more=bool(history)
+        ),
+        "past_medical_history": "\n".join(pmh_lines),
+        "social_history": prose.social_history(rng),
+        "family_history": prose.family_history(rng),
+        "physical_exam_admission": prose.admission_exam(rng, arrival),
+        "physical_exam_discharge": prose.discharge_exam(rng, main),
+        "pertinent_results": (
+            f"{rng.choice(headings.RESULTS['admission'])}\n{results}\n \n"
+            f"{rng.choice(headings.RESULTS['imaging'])}\nIMPRESSION: findings consistent with {main}.\n \n"
+            f"{rng.choice(headings.RESULTS['discharge'])}\n___ 06:45AM BLOOD WBC-{rng.uniform(5, 11):.1f}"
+        ),
         "brief_hospital_course": "\n".join([*course, f"Discharge diagnoses were {named}."]),
-        "medications_on_admission": meds_in,
+        "medications_on_admission": f"The Preadmission Medication list is accurate and complete.\n{meds_in}",
         "discharge_medications": f"{meds_out}\n(regimen adjusted for {main})",
         "discharge_disposition": disposition,
         "facility": f"___ (aftercare for {main})",
@@ -153,6 +174,14 @@ def discharge_sections(
         ),
         "followup_instructions": f"___\nFollow up with your doctor about {named}.",
     }
+    used = {name: rng.choice(spellings) for name, spellings in headings.TOP.items()}
+    used["physical_exam_admission"] = rng.choice(headings.ADMISSION_EXAM)
+    used["physical_exam_discharge"] = rng.choice(headings.DISCHARGE_EXAM)
+
+    def section(name: str) -> str:
+        return f"{used[name]}\n{body[name]}\n \n"
+
+    exam_in = f"{used['physical_exam_admission']}\n" if used["physical_exam_admission"] else ""
     text = (
         " \nName:  ___                     Unit No:   ___\n \n"
         "Admission Date:  ___              Discharge Date:   ___\n \n"
@@ -160,23 +189,28 @@ def discharge_sections(
         f"Service: {service}\n \n"
         f"Allergies: \n{body['allergies']}\n \n"
         "Attending: ___.\n \n"
-        f"Chief Complaint:\n{body['chief_complaint']}\n \n"
-        f"Major Surgical or Invasive Procedure:\n{body['major_surgical_or_invasive_procedure']}\n \n"
-        f"History of Present Illness:\n{body['history_of_present_illness']}\n \n"
-        f"Past Medical History:\n{body['past_medical_history']}\n \n"
-        f"Social History:\n{body['social_history']}\n"
-        f"Family History:\n{body['family_history']}\n \n"
-        f"Physical Exam:\nADMISSION PHYSICAL EXAM:\n{body['physical_exam_admission']}\n \n"
-        f"DISCHARGE PHYSICAL EXAM:\n{body['physical_exam_discharge']}\n \n"
-        f"Pertinent Results:\n{body['pertinent_results']}\n \n"
-        f"Brief Hospital Course:\n{body['brief_hospital_course']}\n \n"
-        f"Medications on Admission:\n{body['medications_on_admission']}\n \n"
-        f"Discharge Medications:\n{body['discharge_medications']}\n \n"
-        f"Discharge Disposition:\n{body['discharge_disposition']}\n \n"
-        f"Facility:\n{body['facility']}\n \n"
-        f"Discharge Diagnosis:\n{body['discharge_diagnosis']}\n \n"
-        f"Discharge Condition:\n{body['discharge_condition']}\n \n"
-        f"Discharge Instructions:\n{body['discharge_instructions']}\n \n"
-        f"Followup Instructions:\n{body['followup_instructions']}\n"
+        + section("chief_complaint")
+        + section("major_surgical_or_invasive_procedure")
+        + section("history_of_present_illness")
+        + section("past_medical_history")
+        + section("social_history")
+        + section("family_history")
+        + f"{used['physical_exam']}\n{exam_in}{body['physical_exam_admission']}\n \n"
+        f"{used['physical_exam_discharge']}\n{body['physical_exam_discharge']}\n \n"
+        + "".join(
+            section(name)
+            for name in (
+                "pertinent_results",
+                "brief_hospital_course",
+                "medications_on_admission",
+                "discharge_medications",
+                "discharge_disposition",
+                "facility",
+                "discharge_diagnosis",
+                "discharge_condition",
+                "discharge_instructions",
+            )
+        )
+        + f"{used['followup_instructions']}\n{body['followup_instructions']}\n"
     )
-    return text, body
+    return text, body, used

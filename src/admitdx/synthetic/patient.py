@@ -38,7 +38,7 @@ class PriorAdmission:
     hadm_id: int
     admittime: datetime
     billed: list[tuple[str, str, int, str]]  # (condition key, code, version, long title)
-    pmh: list[tuple[str, str]]  # (condition key, phrase) in the discharge note's Past Medical History
+    pmh: list[tuple[str, str]]  # (condition key or clinibench.EXTRA, phrase) in its Past Medical History
     note_id: str
 
 
@@ -128,25 +128,55 @@ def write_patient_row(p: Patient, last_event: datetime) -> None:
     )
 
 
+#: OMR result names beside the three every visit writes: the demo's postural blood pressures (6
+#: rows in 2,964) and the unit-less spellings and eGFR that the MIMIC-IV documentation lists.
+POSTURAL_BP = (
+    "Blood Pressure Sitting",
+    "Blood Pressure Lying",
+    "Blood Pressure Standing",
+    "Blood Pressure Standing (1 min)",
+    "Blood Pressure Standing (3 mins)",
+)
+P_POSTURAL = 0.02  # a visit also records postural blood pressures
+P_REPEAT_BP = 0.22  # a visit records its blood pressure twice (seq_num 2, as 84 demo rows have)
+
+
 def write_omr(p: Patient, start: datetime, end: datetime) -> None:
-    """Outpatient visits every few months: blood pressure and weight, BMI and sometimes height."""
+    """Outpatient visits every few months: blood pressure and weight, BMI and sometimes height.
+
+    Result names follow the release, not one spelling: the demo writes "Weight (Lbs)", "Height
+    (Inches)" and "BMI (kg/m2)", the full release also "Weight", "Height" and "BMI" (MIMIC-IV hosp
+    ``omr`` documentation), so some patients' clinics use the unit-less names; postural blood
+    pressures, repeated readings (``seq_num`` 2) and eGFR for kidney disease appear now and then.
+    """
     rng = p.rng
     if rng.random() < 0.25:  # not followed in the hospital's outpatient clinics
         return
     height = rng.gauss(69 if p.gender == "M" else 64, 2.5)
     weight = rng.gauss(190 if p.gender == "M" else 160, 35)
     base_sbp = 128 + (10 if p.has("htn") else 0)
+    names = ("Weight", "BMI", "Height") if rng.random() < p.knobs.omr_unitless else (
+        "Weight (Lbs)", "BMI (kg/m2)", "Height (Inches)"
+    )  # fmt: skip
+
+    def bp() -> str:
+        return f"{round(rng.gauss(base_sbp, 12))}/{round(rng.gauss(76, 8))}"
+
     t = start - timedelta(days=rng.randint(60, 700))
     while t < end:
         day = t.replace(hour=0, minute=0, second=0)
         p.omr_dates.append(day)
-        rows = [
-            ("Blood Pressure", f"{round(rng.gauss(base_sbp, 12))}/{round(rng.gauss(76, 8))}"),
-            ("Weight (Lbs)", f"{weight + rng.gauss(0, 3):.1f}".rstrip("0").rstrip(".")),
-        ]
-        rows.append(("BMI (kg/m2)", f"{703 * weight / height**2:.1f}"))
+        rows = [("Blood Pressure", 1, bp())]
+        if rng.random() < P_REPEAT_BP:
+            rows.append(("Blood Pressure", 2, bp()))
+        if rng.random() < P_POSTURAL:
+            rows += [(name, 1, bp()) for name in rng.sample(POSTURAL_BP, 2)]
+        rows.append((names[0], 1, f"{weight + rng.gauss(0, 3):.1f}".rstrip("0").rstrip(".")))
+        rows.append((names[1], 1, f"{703 * weight / height**2:.1f}"))
         if rng.random() < 0.3:
-            rows.append(("Height (Inches)", f"{height:.0f}"))
-        for name, value in rows:
-            p.sink.add("hosp.omr", (p.subject_id, day.date().isoformat(), 1, name, value))
+            rows.append((names[2], 1, f"{height:.0f}"))
+        if p.has("ckd") and rng.random() < 0.5:
+            rows.append(("eGFR", 1, rng.choice((">60", f"{rng.uniform(15, 59):.0f}"))))
+        for name, seq, value in rows:
+            p.sink.add("hosp.omr", (p.subject_id, day.date().isoformat(), seq, name, value))
         t += timedelta(days=rng.randint(60, 240))

@@ -15,8 +15,12 @@ Layout::
 
 ``discharge_sections.jsonl.gz`` — ``{"note_id": "10234567-DS-1", "hadm_id": 21234567, "sections":
 {"chief_complaint": "...", "physical_exam_admission": "...", "physical_exam_discharge": "...",
-"brief_hospital_course": "...", ...}}``; the names are CliniBench's (``synthetic.notes``), the
-leakage ones listed in ``synthetic.notes.LEAKAGE_SECTIONS``.
+"brief_hospital_course": "...", ...}, "headings": {"physical_exam_discharge": "PE on discharge:", ...},
+"mentions": {"I10": "HTN", ...}}``; the section names are CliniBench's (``synthetic.notes``), the
+leakage ones listed in ``synthetic.notes.LEAKAGE_SECTIONS``; ``headings`` holds the spelling each
+section was written under (``synthetic.headings``; "" for an admission exam without one) and
+``mentions`` each billed code the admission-time text names, with the words that name it (in the
+Past Medical History).
 
 ``encounters.jsonl.gz`` — one line per ED stay, in subject order then time order::
 
