@@ -122,7 +122,8 @@ def test_damaged_or_missing_prediction_files_name_the_line(predicted, tmp_path: 
     path.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     bad = _score(ds, pred, tmp_path / "s")
     assert bad.exit_code == 2 and "row 2" in str(bad.exception) and "predictions.jsonl" in str(bad.exception)
-    path.write_bytes(b"\n".join([lines[0].encode(), b"\xff\xfe{}"]) + b"\n")
+    # as many lines as the manifest counts, so the check that a complete run is whole passes
+    path.write_bytes(b"\n".join([lines[0].encode(), b"\xff\xfe{}", *(x.encode() for x in lines[2:])]) + b"\n")
     latin = _score(ds, pred, tmp_path / "s")
     assert latin.exit_code == 2 and "not UTF-8" in str(latin.exception)
     missing = _score(ds, tmp_path / "nowhere", tmp_path / "s")

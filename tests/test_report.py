@@ -53,14 +53,9 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         parse_error_ids=frozenset({"e6"}),
         suspected=lambda i, k: k == 0,
     )
-    (noisy / "manifest.json").write_text(  # as `predict` writes it for the embedded SmolLM2 server
-        json.dumps(
-            {
-                "inputs": {"system": {"kind": "llm", "options": {}}, "system_inputs": {"local_server": True}},
-                "outputs": {"complete": True},
-            }
-        )
-    )
+    manifest = json.loads((noisy / "manifest.json").read_text())  # as `predict` writes it for the
+    manifest["inputs"] |= {"system": {"kind": "llm", "options": {}}, "system_inputs": {"local_server": True}}
+    (noisy / "manifest.json").write_text(json.dumps(manifest))  # embedded SmolLM2 server
     agreement = {
         "a": "exact",
         "b": "embedding",

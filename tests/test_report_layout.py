@@ -26,6 +26,7 @@ from admitdx.tasks.dataset_writer import instance_schema
 from admitdx.tasks.registry import register
 from admitdx.tasks.spec import TaskSpec
 from browser import CHROMIUM_FLAGS, chromium
+from predict_manifests import write_predict_manifest
 
 DISPOSITIONS = (
     "HOME",
@@ -92,6 +93,7 @@ def _answers_run(root: Path, answer: str, gold: list, systems: dict[str, list]) 
             root / name / "predictions.jsonl",
             (Prediction(i.id, name, [], answer=a).to_dict() for i, a in zip(insts, answers, strict=True)),
         )
+        write_predict_manifest(root / name, insts)
     run = root / "run"
     _invoke("score", "--dataset", root / "ds", "--predictions", *(root / n for n in systems), "--out", run,
             "--n-bootstrap", "50")  # fmt: skip

@@ -43,7 +43,7 @@ def render_browser(results: dict[str, Any], encounters: list[dict[str, Any]]) ->
     return env.get_template("browser.html.j2").render(
         r=results,
         systems=systems,
-        colours={s: plots.color_for(s) for s in systems},
+        colours={name: style.colour for name, style in plots.styles(results).items()},
         tracks=[t for t in TRACKS if t in present],
         encounters=encounters,
     )

@@ -36,6 +36,7 @@ def _bars(
     step = 0.8 / max(len(systems), 1)
     x = np.arange(len(groups))
     rows = []
+    style = plots.styles(results)
     for i, s in enumerate(systems):
         values = [value(s, g) for g in groups]
         heights = [np.nan if v is None else v for v in values]
@@ -43,7 +44,8 @@ def _bars(
             x - 0.4 + step * (i + 0.5),
             heights,
             step * 0.92,
-            color=plots.color_for(s["name"]),
+            color=style[s["name"]].colour,
+            hatch=style[s["name"]].pattern,
             label=s["name"],
         )
         rows += [{"system": s["name"], what: g, "value": v} for g, v in zip(groups, values, strict=True)]
@@ -62,15 +64,16 @@ def length_bins(results: dict[str, Any]) -> plots.Plot:
     fig, ax = plt.subplots(figsize=(max(4.8, 1.4 * len(labels) + 2.4), 3.0))
     x = np.arange(len(labels))
     rows = []
+    style = plots.styles(results)
     for s in systems:
         bins = s["clinibench"]["length_bins"]
         values = np.array([np.nan if b.get("micro_f1") is None else b["micro_f1"] for b in bins])
         cis = [((b.get("ci") or {}).get("micro_f1") or [np.nan, np.nan]) for b in bins]
         low = np.maximum(values - np.array([c[0] for c in cis], dtype=float), 0.0)
         high = np.maximum(np.array([c[1] for c in cis], dtype=float) - values, 0.0)
-        colour = plots.color_for(s["name"])
-        ax.errorbar(x, values, yerr=[low, high], color=colour, marker="o", capsize=2, linewidth=1.2,
-                    label=s["name"])  # fmt: skip
+        colour, dash = style[s["name"]].colour, plots.DASHES[style[s["name"]].pattern]
+        ax.errorbar(x, values, yerr=[low, high], color=colour, linestyle=dash, marker="o", capsize=2,
+                    linewidth=1.2, label=s["name"])  # fmt: skip
         rows += [
             {
                 "system": s["name"],

@@ -10,10 +10,11 @@ primary metric is higher-is-better), ties sharing the better rank (1, 2, 2, 4).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from admitdx.report import plots
+from admitdx.colours import assign
 
 #: suite → (results.json key, column label); the issue's primary metrics per benchmark
 PRIMARY_METRICS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -35,9 +36,9 @@ NOT_COMPARABLE = (
 )
 
 
-def system_colour(name: str) -> str:
-    """A system's colour on every page of a study: the reports' own rule, in this one place."""
-    return plots.color_for(name)
+def system_colours(systems: Sequence[str]) -> dict[str, str]:
+    """Each system's colour on the leaderboard: :mod:`admitdx.colours`, by its place in the study."""
+    return {name: style.colour for name, style in assign(systems).items()}
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def build_leaderboard(title: str, systems: list[str], runs: list[TaskRun]) -> di
             })  # fmt: skip
     return {
         "title": title,
-        "systems": [{"name": s, "colour": system_colour(s)} for s in systems],
+        "systems": [{"name": s, "colour": c} for s, c in system_colours(systems).items()],
         "columns": columns,
         "published_note": NOT_COMPARABLE,
     }
