@@ -127,7 +127,7 @@ def predict(
         runs_on.close()
     console.print(
         f"{summary.system}: {summary.predicted} predicted now, {summary.resumed} earlier, "
-        f"{summary.total} in all; {summary.parse_errors} unparseable → {summary.out_dir}"
+        f"{summary.total} in all; {summary.outcome()} → {summary.out_dir}"
     )
 
 
