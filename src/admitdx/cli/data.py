@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,20 +19,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from admitdx.cli.data_verdict import verdict_lines, verdicts
 from admitdx.errors import UsageError
 from admitdx.runs import exclusive
-from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
-from admitdx.sources.convert import (
-    DEFAULT_COMPRESSION,
-    DEFAULT_MEMORY_LIMIT,
-    ConvertedTable,
-    check_request,
-    convert_mimic,
-)
-from admitdx.sources.erreason import load_release, release_summary
+from admitdx.sources.convert import DEFAULT_COMPRESSION, DEFAULT_MEMORY_LIMIT
 from admitdx.sources.files import TableFile, discover_tables
-from admitdx.sources.integrity import GzipResult
+from admitdx.sources.rules import ERROR
+
+if TYPE_CHECKING:  # the checks and their verdicts (every task's builder) load when a verb runs
+    from admitdx.sources.check import CheckReport, TableReport
+    from admitdx.sources.convert import ConvertedTable
+    from admitdx.sources.integrity import GzipResult
 
 data_app = typer.Typer(help="Inspect, convert and synthesize MIMIC-IV roots.", no_args_is_help=True)
 
@@ -79,6 +75,9 @@ def check(
             "data check: give exactly one of --mimic ROOT or --erreason DIR",
             hint="e.g. admitdx data check --mimic ../shared/data/mimic-iv-demo",
         )
+    from admitdx.cli.data_verdict import verdict_lines, verdicts
+    from admitdx.sources.check import check_mimic
+
     err = Console(stderr=True)
     tables = discover_tables(mimic)
     try:
@@ -109,6 +108,8 @@ def check(
 
 def _check_release(root: Path, as_json: bool) -> None:
     """Load the release as the builders do (errors exit 2 from there) and print its counts."""
+    from admitdx.sources.erreason import load_release, release_summary
+
     summary = release_summary(load_release(root))
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
@@ -145,6 +146,8 @@ def convert(
 
     Example: admitdx data convert --mimic ~/physionet/mimiciv --out ~/mimiciv-parquet
     """
+    from admitdx.sources.convert import check_request, convert_mimic
+
     console = Console(stderr=True)
     check_request(mimic, out, compression)
     tables = discover_tables(mimic)

@@ -18,12 +18,13 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from admitdx.errors import UsageError
-from admitdx.llm.client import LLMClient
 from admitdx.llm.config import LLMConfig
-from admitdx.llm.local_server import LOG_NAME, LocalServer
+
+if TYPE_CHECKING:  # the client (httpx) loads when a verb opens one, not for `admitdx --help`
+    from admitdx.llm.client import LLMClient
 
 LOCAL = "local"
 
@@ -44,6 +45,8 @@ def open_named_client(
     lowest to highest precedence: ``defaults`` (a stage's own, e.g. the teacher's temperature), the
     config entry, ``settings`` (``--set``). ``log_dir`` is where an embedded server's log goes (else
     the cache's log folder)."""
+    from admitdx.llm.client import LLMClient
+    from admitdx.llm.local_server import LOG_NAME, LocalServer
     from admitdx.systems.config import load_config
 
     run_config = load_config(config_path)
