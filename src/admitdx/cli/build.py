@@ -17,7 +17,7 @@ from rich.progress import TaskID
 from rich.table import Table
 from typer.core import TyperGroup
 
-from admitdx.cli.options import parse_key_values
+from admitdx.cli.options import FLAG, parse_key_values
 from admitdx.errors import UsageError
 from admitdx.progress import progress_bar
 from admitdx.runs import exclusive
@@ -93,7 +93,12 @@ def _option(name: str, kind: Any, default: Any, help_: str, flag: str | None = N
     return inspect.Parameter(
         name,
         inspect.Parameter.KEYWORD_ONLY,
-        annotation=Annotated[kind, _Opt(flag or _flag(name, kind), help=help_)],
+        annotation=Annotated[
+            kind,
+            _Opt(
+                flag or _flag(name, kind), help=help_, metavar=FLAG if kind in (bool, bool | None) else None
+            ),
+        ],
         default=default,
     )
 
@@ -308,7 +313,11 @@ def sft(
         str | None, _Opt(help="Comma-separated splits to export (default: train, and val if present).")
     ] = None,
     include_test: Annotated[
-        bool, _Opt(help="Allow exporting the test split (a model tuned on it cannot be evaluated on it).")
+        bool,
+        _Opt(
+            help="Allow exporting the test split (a model tuned on it cannot be evaluated on it).",
+            metavar=FLAG,
+        ),
     ] = False,
     answer_format: Annotated[
         str,

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from admitdx.cli.options import FLAG
 from admitdx.errors import UsageError
 from admitdx.runs import exclusive
 from admitdx.sources.convert import DEFAULT_COMPRESSION, DEFAULT_MEMORY_LIMIT
@@ -46,7 +47,7 @@ def check(
     mimic: Annotated[Path | None, typer.Option("--mimic", help=_MIMIC_HELP)] = None,
     erreason: Annotated[Path | None, typer.Option("--erreason", help=_ERREASON_HELP)] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON (nothing else on stdout).")
+        bool, typer.Option("--json", help="Print the report as JSON (nothing else on stdout).", metavar=FLAG)
     ] = False,
 ) -> None:
     """Validate a MIMIC-IV root (--mimic) or an ER-Reason release (--erreason).
