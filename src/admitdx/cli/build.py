@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from admitdx.cli.options import FLAG, parse_key_values
 from admitdx.errors import UsageError
 from admitdx.progress import progress_bar
-from admitdx.runs import exclusive
+from admitdx.runs import exclusive, read_manifest
 from admitdx.typed_options import check_settings, hints_of
 
 if TYPE_CHECKING:  # the registry is loaded by the `build` and `tasks` verbs, not by `admitdx --help`
@@ -343,6 +343,7 @@ def sft(
 
     Example: admitdx export sft --dataset data/earlydx --out data/earlydx-sft
     """
+    from admitdx.systems.labels import is_retained
     from admitdx.tasks.earlydx.export import export_sft
 
     prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else None
@@ -360,9 +361,16 @@ def sft(
         evidence=_names(evidence) or None,
         system_prompt=prompt,
         rationales=rationales,
+        in_benchmark_set=is_retained,
     )
     for split, c in counts.items():
-        typer.echo(f"{split}: {c['examples']} examples → {out / f'{split}.jsonl'}")
+        outside = (
+            f" ({c['outside_benchmark_set']} outside the benchmark set)"
+            if "outside_benchmark_set" in c
+            else ""
+        )
+        typer.echo(f"{split}: {c['examples']} examples{outside} → {out / f'{split}.jsonl'}")
+    typer.echo(f"holds: {read_manifest(out)['outputs']['holds']} (see manifest.json)")
     typer.echo(f"LLaMA-Factory: {out / 'dataset_info.json'}")
 
 
