@@ -8,13 +8,7 @@ truncation, :mod:`admitdx.llm.usage` for token counts and cost.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from admitdx.llm.client import CacheMissError, ChatRequest, Completion, LLMCallError, LLMClient
-    from admitdx.llm.config import LLMConfig
-    from admitdx.llm.egress import AllowedHost, check_egress
-    from admitdx.llm.local_server import LocalServer
+from typing import Any
 
 #: Where each name lives. They load on first use (PEP 562), so a module that needs only
 #: ``admitdx.llm.prompts`` or ``.egress`` does not pull the HTTP client (httpx) into `admitdx --help`.
@@ -29,17 +23,7 @@ _HOME = {
     "LocalServer": "local_server",
     "check_egress": "egress",
 }
-__all__ = [
-    "AllowedHost",
-    "CacheMissError",
-    "ChatRequest",
-    "Completion",
-    "LLMCallError",
-    "LLMClient",
-    "LLMConfig",
-    "LocalServer",
-    "check_egress",
-]
+__all__ = sorted(_HOME)
 
 
 def __getattr__(name: str) -> Any:
