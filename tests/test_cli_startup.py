@@ -27,7 +27,7 @@ HEAVY = (
     "admitdx.demo.run",
     "admitdx.matching.base",
 )
-#: The issue's target for `--version` and `--help` (measured 0.01 and about 0.37 CPU-s on the 2-core
+#: The issue's target for `--version` and `--help` (measured 0.01 and 0.36-0.41 CPU-s on the 2-core
 #: development machine under load; 0.60-0.66 before the registry, SciPy and httpx were made lazy).
 CPU_TARGET_S = 0.5
 #: Not needed to print the version: not even the command-line framework.
