@@ -34,9 +34,12 @@ class _TaskCommands(TyperGroup):
     Loading the registry imports every task's builder (DuckDB, PyArrow), which `admitdx --help`
     and the other verbs do not need."""
 
+    _loaded = False
+
     def _load(self) -> None:
-        if not self.commands:
+        if not self._loaded:  # a flag, not an empty `commands`: a verb added to build_app directly stays
             self.commands.update(typer.main.get_group(_task_app()).commands)
+            self._loaded = True
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._load()
