@@ -116,3 +116,45 @@ def test_predict_skips_encounters_outside_the_benchmark_set_unless_kept(
     )
     assert sum(1 for _ in (kept / "predictions.jsonl").open()) == len(test)
     assert json.loads((kept / "manifest.json").read_text())["inputs"]["keep_unsupported_only"] is True
+
+
+def test_the_sft_export_says_which_set_it_holds(
+    audited: Path, synthetic_dataset: Path, tmp_path: Path
+) -> None:
+    """Every encounter with a gold answer is exported; the manifest says whether that is the
+    benchmark set, and counts the examples outside it per split."""
+    train = [i for i in load_instances(audited) if i.split == "train"]
+    outside = sum(not i.meta["retained"] for i in train)
+    assert outside > 0
+
+    def export(dataset: Path, out: str, *args: str) -> tuple[str, dict]:
+        result = CliRunner().invoke(
+            app,
+            [
+                "export",
+                "sft",
+                "--dataset",
+                str(dataset),
+                "--out",
+                str(tmp_path / out),
+                "--splits",
+                "train",
+                *args,
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        return result.output, json.loads((tmp_path / out / "manifest.json").read_text())["outputs"]
+
+    said, every = export(audited, "every")
+    assert every["holds"] == "every encounter"
+    assert every["counts"]["train"]["examples"] == len(train)
+    assert every["counts"]["train"]["outside_benchmark_set"] == outside
+    assert f"train: {len(train)} examples ({outside} outside the benchmark set)" in said
+    assert "holds: every encounter" in said
+
+    _, paper = export(audited, "paper", "--evidence", "supported,partial")  # the paper's training set
+    assert paper["holds"] == "benchmark set" and "outside_benchmark_set" not in paper["counts"]["train"]
+    assert paper["counts"]["train"]["examples"] == len(train) - outside
+
+    _, unaudited = export(synthetic_dataset, "unaudited")
+    assert unaudited["holds"] == "every encounter (not audited)"

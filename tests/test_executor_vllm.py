@@ -30,7 +30,7 @@ from admitdx.contracts import PREDICTIONS_FILE
 from admitdx.embeddings import default_model_dir
 from admitdx.errors import UsageError
 from admitdx.executors.vllm_cluster import check_gpus, model_source, require_vllm
-from admitdx.executors.vllm_executor import answer_row, engine_row, pipeline
+from admitdx.executors.vllm_executor import answer_row, engine_row, pipeline, processor
 from admitdx.jsonl import read_jsonl
 from admitdx.llm.client import ChatRequest
 from admitdx.llm.config import LLMConfig
@@ -164,6 +164,25 @@ def test_the_pipeline_is_built_with_ray_data_llm_and_rows_keep_their_own_schema(
     for n, schema in enumerate(schemas):
         assert json.loads(by_row[n]["sampling_params"]["structured_outputs"]["json"]) == schema
         assert [dict(m) for m in by_row[n]["messages"]] == [{"role": "user", "content": f"q{n}"}]
+
+
+def test_the_thinking_option_reaches_the_chat_template_as_a_vllm_server_sends_it(
+    no_gpu_cluster: None,
+) -> None:
+    """``thinking: false`` is the ``chat_template_kwargs: {enable_thinking: false}`` a vLLM server gets
+    (tests/test_llm_servers.py), here handed to Ray Data's chat-template stage, which applies the
+    template on the cluster; unset, the stage is built with no kwargs (the template's default)."""
+    from ray.data import llm
+
+    def template_kwargs(thinking: object) -> object:
+        built = processor(llm, model=str(default_model_dir()), replicas=1, batch_size=64,
+                          sampling=LLMConfig().sampling(), guided=True, thinking=thinking)  # fmt: skip
+        return built.get_stage_by_name("ChatTemplateStage").fn_constructor_kwargs["chat_template_kwargs"]
+
+    sent = LLMConfig(server="vllm", thinking=False).server_profile.thinking_fields(False)
+    assert template_kwargs(False) == sent["chat_template_kwargs"] == {"enable_thinking": False}
+    assert template_kwargs(True) == template_kwargs("high") == {"enable_thinking": True}
+    assert template_kwargs(None) is None
 
 
 @pytest.mark.skipif(_gpu_skip_reason() is not None, reason=str(_gpu_skip_reason()))

@@ -16,9 +16,10 @@ from admitdx.cli import app
 from admitdx.jsonl import read_jsonl
 
 
-def _cli(*args: object) -> None:
+def _cli(*args: object) -> str:
     result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    return result.output
 
 
 def test_reasoning_model_run_keeps_thinking_apart_counts_truncation_and_tokens(tmp_path: Path) -> None:
@@ -32,8 +33,14 @@ def test_reasoning_model_run_keeps_thinking_apart_counts_truncation_and_tokens(t
         }
         config = tmp_path / "run.yaml"
         config.write_text(yaml.safe_dump({"systems": systems}))
-        for name in systems:
-            _cli("predict", "--dataset", ds, "--system", name, "--config", config, "--out", tmp_path / name)
+        said = {
+            name: " ".join(
+                _cli(
+                    "predict", "--dataset", ds, "--system", name, "--config", config, "--out", tmp_path / name
+                ).split()
+            )
+            for name in systems
+        }
     preds = list(read_jsonl(tmp_path / "qwen" / "predictions.jsonl"))
     samples = {s["instance_id"]: s for s in read_jsonl(tmp_path / "qwen" / "samples.jsonl")}
     for p in preds:
@@ -55,6 +62,11 @@ def test_reasoning_model_run_keeps_thinking_apart_counts_truncation_and_tokens(t
     short = list(read_jsonl(tmp_path / "qwen-short" / "predictions.jsonl"))
     assert all(p["parse_error"].startswith("truncated in thinking") and not p["items"] for p in short)
     assert {s.get("truncated") for s in read_jsonl(tmp_path / "qwen-short" / "samples.jsonl")} == {"thinking"}
+    # predict tells truncation apart from parse errors, in its last line and its manifest, as score does
+    assert f"in all; 0 unparseable, {len(short)} truncated in thinking →" in said["qwen-short"]
+    assert f"in all; 0 unparseable → {tmp_path / 'qwen'}" in said["qwen"]
+    short_outputs = json.loads((tmp_path / "qwen-short" / "manifest.json").read_text())["outputs"]
+    assert (short_outputs["parse_errors"], short_outputs["truncated_in_thinking"]) == (0, len(short))
 
     dirs = [tmp_path / "qwen", tmp_path / "qwen-short"]
     _cli("match", "--dataset", ds, "--predictions", *dirs, "--matcher", "exact")

@@ -150,6 +150,15 @@ def test_cold_first_run_reports_progress_and_embeds_only_candidate_titles(tmp_pa
     mapped = matcher.map_texts(texts, 10)
 
     size = len(dictionary(10))
+    # every one-time step is a row of `admitdx match`'s bar, in order, none silent (issue 23)
+    assert list(dict.fromkeys(s for s, _, _ in calls)) == [
+        "reading the ICD-10 dictionary",
+        "indexing ICD-10 titles",
+        "embedding texts to map into ICD-10",  # the first one loads the embedding model
+        "embedding ICD-10 titles",
+    ]
+    assert [(d, t) for s, d, t in calls if s.startswith("reading")] == [(0, 1), (1, 1)]
+    assert [(d, t) for s, d, t in calls if s.startswith("embedding texts")] == [(0, 100), (100, 100)]
     indexing = [(d, t) for s, d, t in calls if s == "indexing ICD-10 titles"]
     assert indexing[0] == (0, size) and indexing[-1] == (size, size)
     embedding = [(d, t) for s, d, t in calls if s == "embedding ICD-10 titles"]

@@ -27,3 +27,6 @@ def test_slow_items_still_show_a_rate_and_the_time_left() -> None:
     now[0] = 47.0
     progress.advance(fast_id, 30)
     assert (RateColumn().render(fast).plain, TimeLeftColumn().render(fast).plain) == ("15.0/s", "0:00:04")
+    # a finished row keeps the rate it ran at while later rows work (as its elapsed time does)
+    now[0] = 100.0
+    assert (RateColumn().render(task).plain, TimeLeftColumn().render(task).plain) == ("4.5 s/item", "0:00:00")

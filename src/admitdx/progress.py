@@ -18,10 +18,12 @@ from rich.text import Text
 def _rate(task: Task) -> float | None:
     """Items per second since the task started. Rich's own speed looks back 30 s only, so a step
     whose items come slower than that (an LLM on a CPU) showed ``–/s`` and no time left for the
-    whole run; the mean since the start is there from the first item on."""
-    if not task.completed or not task.elapsed:
+    whole run; the mean since the start is there from the first item on. A finished task's rate is
+    over the time it ran (``task.elapsed`` keeps counting while later rows of the bar work)."""
+    elapsed = task.finished_time if task.finished else task.elapsed
+    if not task.completed or not elapsed:
         return None
-    return task.completed / task.elapsed
+    return task.completed / elapsed
 
 
 class RateColumn(ProgressColumn):

@@ -89,6 +89,8 @@ class LLMAuditor:
             "model_calls": stats.model_calls,
             "cache_hits": stats.cache_hits,
             "retries": stats.retries,
+            # what the verdicts cost, as predict records it (admitdx.llm.usage)
+            "tokens": stats.tokens.summary(self.client.config.price_per_million),
             **self.executor.summary(),
         }
 

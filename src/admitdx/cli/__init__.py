@@ -15,6 +15,7 @@ from typer import rich_utils
 
 from admitdx import __version__
 from admitdx.cli import build, data, demo, llm, llm_check, matching, predict, scoring, study, synth
+from admitdx.cli.options import FLAG
 from admitdx.errors import AdmitdxError
 
 # Help and tables are laid out for at least HELP_WIDTH columns when the output is not a terminal
@@ -42,7 +43,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
+        False, "--version", callback=_version, is_eager=True, help="Print the version.", metavar=FLAG
     ),
 ) -> None:
     """admitdx: build → predict → match → score → report."""

@@ -9,23 +9,49 @@ import inspect
 import types
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 from rich.progress import TaskID
 from rich.table import Table
+from typer.core import TyperGroup
 
-from admitdx.cli.options import parse_key_values
+from admitdx.cli.options import FLAG, parse_key_values
 from admitdx.errors import UsageError
 from admitdx.progress import progress_bar
-from admitdx.runs import exclusive
-from admitdx.tasks.family import TaskFamily, families
-from admitdx.tasks.registry import registered
-from admitdx.tasks.spec import TaskSpec
+from admitdx.runs import exclusive, read_manifest
 from admitdx.typed_options import check_settings, hints_of
 
+if TYPE_CHECKING:  # the registry is loaded by the `build` and `tasks` verbs, not by `admitdx --help`
+    from admitdx.tasks.family import TaskFamily
+    from admitdx.tasks.spec import TaskSpec
+
+
+class _TaskCommands(TyperGroup):
+    """``admitdx build``'s subcommands, made from the task registry the first time they are listed
+    or looked up (Click's documented lazy-subcommand pattern: ``list_commands`` / ``get_command``).
+    Loading the registry imports every task's builder (DuckDB, PyArrow), which `admitdx --help`
+    and the other verbs do not need."""
+
+    _loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:  # a flag, not an empty `commands`: a verb added to build_app directly stays
+            self.commands.update(typer.main.get_group(_task_app()).commands)
+            self._loaded = True
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        self._load()
+        return super().get_command(ctx, cmd_name)
+
+
 build_app = typer.Typer(
+    cls=_TaskCommands,
     help="Build a benchmark's task set from an EHR root (`admitdx tasks` lists the tasks).\n\n"
     "Example: admitdx build earlydx --mimic ~/mimic-iv --out data/earlydx",
     no_args_is_help=True,
@@ -70,7 +96,12 @@ def _option(name: str, kind: Any, default: Any, help_: str, flag: str | None = N
     return inspect.Parameter(
         name,
         inspect.Parameter.KEYWORD_ONLY,
-        annotation=Annotated[kind, _Opt(flag or _flag(name, kind), help=help_)],
+        annotation=Annotated[
+            kind,
+            _Opt(
+                flag or _flag(name, kind), help=help_, metavar=FLAG if kind in (bool, bool | None) else None
+            ),
+        ],
         default=default,
     )
 
@@ -252,6 +283,9 @@ def tasks() -> None:
 
     Example: admitdx tasks
     """
+    from admitdx.tasks.family import families
+    from admitdx.tasks.registry import registered
+
     table = Table("task", "answer", "matcher", "metric suite", "what it asks", box=None)
     for spec in registered().values():
         answer = spec.answer + (f" ({', '.join(spec.categories)})" if spec.categories else "")
@@ -282,7 +316,11 @@ def sft(
         str | None, _Opt(help="Comma-separated splits to export (default: train, and val if present).")
     ] = None,
     include_test: Annotated[
-        bool, _Opt(help="Allow exporting the test split (a model tuned on it cannot be evaluated on it).")
+        bool,
+        _Opt(
+            help="Allow exporting the test split (a model tuned on it cannot be evaluated on it).",
+            metavar=FLAG,
+        ),
     ] = False,
     answer_format: Annotated[
         str,
@@ -308,6 +346,7 @@ def sft(
 
     Example: admitdx export sft --dataset data/earlydx --out data/earlydx-sft
     """
+    from admitdx.systems.labels import is_retained
     from admitdx.tasks.earlydx.export import export_sft
 
     prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else None
@@ -325,21 +364,37 @@ def sft(
         evidence=_names(evidence) or None,
         system_prompt=prompt,
         rationales=rationales,
+        in_benchmark_set=is_retained,
     )
     for split, c in counts.items():
-        typer.echo(f"{split}: {c['examples']} examples → {out / f'{split}.jsonl'}")
+        outside = (
+            f" ({c['outside_benchmark_set']} outside the benchmark set)"
+            if "outside_benchmark_set" in c
+            else ""
+        )
+        typer.echo(f"{split}: {c['examples']} examples{outside} → {out / f'{split}.jsonl'}")
+    typer.echo(f"holds: {read_manifest(out)['outputs']['holds']} (see manifest.json)")
     typer.echo(f"LLaMA-Factory: {out / 'dataset_info.json'}")
+
+
+def _task_app() -> typer.Typer:
+    """One subcommand per registered task and task family (read by :class:`_TaskCommands`)."""
+    from admitdx.tasks.family import families
+    from admitdx.tasks.registry import registered
+
+    tasks_app = typer.Typer()
+    specs = registered()
+    for spec in specs.values():
+        tasks_app.command(spec.name)(_task_command(spec))
+    for family in families().values():
+        if family.name in specs:
+            raise ValueError(f"task family {family.name!r} has the name of a task")
+        tasks_app.command(family.name)(_family_command(family))
+    return tasks_app
 
 
 def register(app: typer.Typer) -> None:
     """Add ``build`` (one subcommand per registered task), ``tasks`` and ``export`` to the root app."""
-    specs = registered()
-    for spec in specs.values():
-        build_app.command(spec.name)(_task_command(spec))
-    for family in families().values():
-        if family.name in specs:
-            raise ValueError(f"task family {family.name!r} has the name of a task")
-        build_app.command(family.name)(_family_command(family))
     app.add_typer(build_app, name="build")
     app.add_typer(export_app, name="export")
     app.command("tasks")(tasks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,20 +19,17 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from admitdx.cli.data_verdict import verdict_lines, verdicts
+from admitdx.cli.options import FLAG
 from admitdx.errors import UsageError
 from admitdx.runs import exclusive
-from admitdx.sources.check import ERROR, CheckReport, TableReport, check_mimic
-from admitdx.sources.convert import (
-    DEFAULT_COMPRESSION,
-    DEFAULT_MEMORY_LIMIT,
-    ConvertedTable,
-    check_request,
-    convert_mimic,
-)
-from admitdx.sources.erreason import load_release, release_summary
+from admitdx.sources.convert import DEFAULT_COMPRESSION, DEFAULT_MEMORY_LIMIT
 from admitdx.sources.files import TableFile, discover_tables
-from admitdx.sources.integrity import GzipResult
+from admitdx.sources.rules import ERROR
+
+if TYPE_CHECKING:  # the checks and their verdicts (every task's builder) load when a verb runs
+    from admitdx.sources.check import CheckReport, TableReport
+    from admitdx.sources.convert import ConvertedTable
+    from admitdx.sources.integrity import GzipResult
 
 data_app = typer.Typer(help="Inspect, convert and synthesize MIMIC-IV roots.", no_args_is_help=True)
 
@@ -50,7 +47,7 @@ def check(
     mimic: Annotated[Path | None, typer.Option("--mimic", help=_MIMIC_HELP)] = None,
     erreason: Annotated[Path | None, typer.Option("--erreason", help=_ERREASON_HELP)] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON (nothing else on stdout).")
+        bool, typer.Option("--json", help="Print the report as JSON (nothing else on stdout).", metavar=FLAG)
     ] = False,
 ) -> None:
     """Validate a MIMIC-IV root (--mimic) or an ER-Reason release (--erreason).
@@ -79,6 +76,9 @@ def check(
             "data check: give exactly one of --mimic ROOT or --erreason DIR",
             hint="e.g. admitdx data check --mimic ../shared/data/mimic-iv-demo",
         )
+    from admitdx.cli.data_verdict import verdict_lines, verdicts
+    from admitdx.sources.check import check_mimic
+
     err = Console(stderr=True)
     tables = discover_tables(mimic)
     try:
@@ -109,6 +109,8 @@ def check(
 
 def _check_release(root: Path, as_json: bool) -> None:
     """Load the release as the builders do (errors exit 2 from there) and print its counts."""
+    from admitdx.sources.erreason import load_release, release_summary
+
     summary = release_summary(load_release(root))
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
@@ -145,6 +147,8 @@ def convert(
 
     Example: admitdx data convert --mimic ~/physionet/mimiciv --out ~/mimiciv-parquet
     """
+    from admitdx.sources.convert import check_request, convert_mimic
+
     console = Console(stderr=True)
     check_request(mimic, out, compression)
     tables = discover_tables(mimic)

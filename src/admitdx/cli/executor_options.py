@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from admitdx.executors import Endpoint, Executor, make_executor, parse_endpoints
-from admitdx.llm.client import LLMClient
+
+if TYPE_CHECKING:  # an annotation only: `admitdx --help` does not load the HTTP client (httpx)
+    from admitdx.llm.client import LLMClient
 
 ExecutorOption = Annotated[
     str,

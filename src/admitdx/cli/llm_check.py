@@ -12,7 +12,6 @@ from rich.table import Table
 
 from admitdx.cli.named_llm import LOCAL, open_named_client
 from admitdx.cli.options import parse_key_values
-from admitdx.llm.check import check_server
 from admitdx.systems.config import load_config
 
 llm_app = typer.Typer(help="Look at an LLM server before a run.\n\nExample: admitdx llm check --system local")
@@ -44,6 +43,8 @@ def check(
     Example: admitdx llm check --set base_url=http://127.0.0.1:8000/v1 --set model=Qwen/Qwen3-8B
     --set server=vllm
     """
+    from admitdx.llm.check import check_server  # here: it loads httpx, not for `admitdx --help`
+
     settings = parse_key_values(set_)
     with (
         _err.status("checking the server"),

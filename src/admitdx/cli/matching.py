@@ -17,7 +17,7 @@ from admitdx.cli.executor_options import (
     RayWorkersOption,
     open_executor,
 )
-from admitdx.cli.options import parse_key_values, prediction_dirs
+from admitdx.cli.options import FLAG, parse_key_values, prediction_dirs
 from admitdx.errors import UsageError
 from admitdx.matching import MATCHERS, create_matcher
 from admitdx.progress import progress_bar
@@ -75,14 +75,16 @@ def match(
         bool,
         typer.Option(
             help="Match predictions made on the same inputs with other labels (another audit), rewriting "
-            "matches made against the old labels; recorded in the summary. Other inputs are refused."
+            "matches made against the old labels; recorded in the summary. Other inputs are refused.",
+            metavar=FLAG,
         ),
     ] = False,
     allow_no_manifest: Annotated[
         bool,
         typer.Option(
             help="Match predictions that have no manifest.json of `admitdx predict` (made outside admitdx): "
-            "nothing then checks that they were made on --dataset; recorded in the summary."
+            "nothing then checks that they were made on --dataset; recorded in the summary.",
+            metavar=FLAG,
         ),
     ] = False,
     executor: ExecutorOption = "local",
@@ -175,7 +177,9 @@ def agree(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the review sample.")] = 0,
     include_empty: Annotated[
         bool,
-        typer.Option("--include-empty", help="Also compare instances with no prediction or no reference."),
+        typer.Option(
+            "--include-empty", help="Also compare instances with no prediction or no reference.", metavar=FLAG
+        ),
     ] = False,
 ) -> None:
     """Agreement of two matchers: matched counts equal / within one, Pearson r of per-instance F1.
@@ -217,7 +221,8 @@ def judge_concepts(
         bool,
         typer.Option(
             help="Judge predictions that have no manifest.json of `admitdx predict` (made outside "
-            "admitdx); recorded in the summary."
+            "admitdx); recorded in the summary.",
+            metavar=FLAG,
         ),
     ] = False,
 ) -> None:

@@ -18,17 +18,14 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from admitdx.errors import UsageError
-from admitdx.llm.client import LLMClient
-from admitdx.llm.config import LLMConfig
-from admitdx.llm.local_server import LOG_NAME, LocalServer
+
+if TYPE_CHECKING:  # the LLM layer (httpx, NumPy) loads when a verb opens a client, not for `admitdx --help`
+    from admitdx.llm.client import LLMClient
 
 LOCAL = "local"
-
-
-LLM_OPTIONS = frozenset(f.name for f in dataclasses.fields(LLMConfig))
 
 
 @contextmanager
@@ -44,7 +41,12 @@ def open_named_client(
     lowest to highest precedence: ``defaults`` (a stage's own, e.g. the teacher's temperature), the
     config entry, ``settings`` (``--set``). ``log_dir`` is where an embedded server's log goes (else
     the cache's log folder)."""
+    from admitdx.llm.client import LLMClient
+    from admitdx.llm.config import LLMConfig
+    from admitdx.llm.local_server import LOG_NAME, LocalServer
     from admitdx.systems.config import load_config
+
+    llm_options = {f.name for f in dataclasses.fields(LLMConfig)}
 
     run_config = load_config(config_path)
     options: dict[str, Any]
@@ -53,7 +55,7 @@ def open_named_client(
     elif name == LOCAL:
         options = {"base_url": LOCAL}
     elif name in run_config.systems:
-        options = {k: v for k, v in run_config.systems[name].options.items() if k in LLM_OPTIONS}
+        options = {k: v for k, v in run_config.systems[name].options.items() if k in llm_options}
     else:
         known = ", ".join(sorted(run_config.systems)) or "none in --config"
         raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")

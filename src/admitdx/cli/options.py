@@ -8,6 +8,12 @@ from typing import Any
 from admitdx.errors import UsageError
 from admitdx.yaml_reader import load_yaml
 
+#: The metavar of an on/off flag: none. Typer's help prints every option's type (``--json <bool>``),
+#: which for a flag reads as if it took a value; ``metavar`` is typer's documented way to choose what
+#: the help shows there (https://typer.tiangolo.com/tutorial/options/help/). Typer's own ``--help``
+#: option cannot be given one and still shows ``<bool>``.
+FLAG = ""
+
 
 def parse_key_values(items: list[str] | None, flag: str = "--set") -> dict[str, Any]:
     """``["temperature=0.2", "model=m"]`` → ``{"temperature": 0.2, "model": "m"}``.

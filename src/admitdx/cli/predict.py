@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from admitdx.cli.executor_options import ExecutorOption, RayAddressOption, RayShardOption, RayWorkersOption
-from admitdx.cli.options import parse_key_values
+from admitdx.cli.options import FLAG, parse_key_values
 from admitdx.errors import UsageError
 from admitdx.typed_options import check_settings, hints_of
 
@@ -52,6 +52,7 @@ def predict(
             "--keep-unsupported-only",
             help="Also predict the encounters whose labels the audit found all unsupported; scoring "
             "leaves them out (EarlyDx §4.1) unless `score --keep-unsupported-only`.",
+            metavar=FLAG,
         ),
     ] = False,
     set_: Annotated[
@@ -127,13 +128,16 @@ def predict(
         runs_on.close()
     console.print(
         f"{summary.system}: {summary.predicted} predicted now, {summary.resumed} earlier, "
-        f"{summary.total} in all; {summary.parse_errors} unparseable → {summary.out_dir}"
+        f"{summary.total} in all; {summary.outcome()} → {summary.out_dir}"
     )
 
 
 def systems(
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Also list each kind's options (for --set KEY=VALUE).")
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Also list each kind's options (for --set KEY=VALUE).", metavar=FLAG
+        ),
     ] = False,
 ) -> None:
     """List the registered system kinds (use one as --system, or as `kind:` in a --config file).

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from admitdx.cli.options import prediction_dirs
+from admitdx.cli.options import FLAG, prediction_dirs
 from admitdx.contracts import load_instances
 from admitdx.metrics import bootstrap, clinibench, subgroups
 from admitdx.ontology import hcc
@@ -59,7 +59,7 @@ def score(
         ),
     ] = 0.0,
     include_empty: Annotated[
-        bool, typer.Option(help="Also score encounters with no label on a track.")
+        bool, typer.Option(help="Also score encounters with no label on a track.", metavar=FLAG)
     ] = False,
     time_critical_track: Annotated[
         str, typer.Option(help="Labels that count as recorded time-critical diagnoses: all or supported.")
@@ -83,24 +83,29 @@ def score(
             help="Also write OUT/samples.jsonl: per system and instance the reference and prediction "
             "texts, the matched pairs as text and the instance's metrics (MIMIC-derived text: keep it "
             "with your data).",
+            metavar=FLAG,
         ),
     ] = False,
     allow_label_change: Annotated[
         bool,
         typer.Option(
             help="Score predictions made on the same inputs with other labels (e.g. another audit "
-            "of the same build); recorded in results.json. Other inputs are always refused."
+            "of the same build); recorded in results.json. Other inputs are always refused.",
+            metavar=FLAG,
         ),
     ] = False,
     allow_incomplete: Annotated[
         bool,
-        typer.Option(help="Score an unfinished prediction run (manifest complete: false); recorded."),
+        typer.Option(
+            help="Score an unfinished prediction run (manifest complete: false); recorded.", metavar=FLAG
+        ),
     ] = False,
     allow_no_manifest: Annotated[
         bool,
         typer.Option(
             help="Score predictions that have no manifest.json of `admitdx predict` (made outside "
-            "admitdx): nothing then checks that they were made on --dataset; recorded in results.json."
+            "admitdx): nothing then checks that they were made on --dataset; recorded in results.json.",
+            metavar=FLAG,
         ),
     ] = False,
     bootstrap_universe: Annotated[
@@ -111,7 +116,8 @@ def score(
         ),
     ] = "track",
     common: Annotated[
-        bool, typer.Option(help="Score every system on the encounters that all of them predicted.")
+        bool,
+        typer.Option(help="Score every system on the encounters that all of them predicted.", metavar=FLAG),
     ] = False,
     budget: Annotated[
         int | None,
@@ -121,13 +127,15 @@ def score(
         bool,
         typer.Option(
             help="Also score encounters whose labels the audit found all unsupported (EarlyDx §4.1 "
-            "leaves them out of the benchmark set)."
+            "leaves them out of the benchmark set).",
+            metavar=FLAG,
         ),
     ] = False,
     allow_other_layout: Annotated[
         bool,
         typer.Option(
-            help="Score predictions made on the other EarlyDx layout (--layout) of this dataset; recorded."
+            help="Score predictions made on the other EarlyDx layout (--layout) of this dataset; recorded.",
+            metavar=FLAG,
         ),
     ] = False,
     concept_extractor: Annotated[

@@ -19,6 +19,7 @@ from rich.progress import (
 from rich.table import Table
 
 from admitdx.cli.data import data_app
+from admitdx.cli.options import FLAG
 
 console = Console()
 
@@ -31,10 +32,11 @@ def synth(
         int | None, typer.Option("--workers", min=1, help="Worker processes (default: up to 2).")
     ] = None,
     report: Annotated[
-        bool, typer.Option("--report", help="Print achieved calibration next to EarlyDx's.")
+        bool, typer.Option("--report", help="Print achieved calibration next to EarlyDx's.", metavar=FLAG)
     ] = False,
     force: Annotated[
-        bool, typer.Option("--force", help="Write into a non-empty --out, replacing its tables.")
+        bool,
+        typer.Option("--force", help="Write into a non-empty --out, replacing its tables.", metavar=FLAG),
     ] = False,
     erreason: Annotated[
         bool,
@@ -42,6 +44,7 @@ def synth(
             "--erreason",
             help="Write a synthetic ER-Reason release instead (er_reason.csv and icd_10_codes.csv to "
             "the data card, _truth/); --encounters sets its size.",
+            metavar=FLAG,
         ),
     ] = False,
     encounters: Annotated[

@@ -10,11 +10,13 @@ owner of the response cache.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from admitdx.errors import UsageError
 from admitdx.executors.endpoints import Endpoint
-from admitdx.llm.client import ChatRequest, Completion, LLMClient
+
+if TYPE_CHECKING:  # annotations only: the HTTP client (httpx) is not loaded to list the CLI's options
+    from admitdx.llm.client import ChatRequest, Completion, LLMClient
 
 
 class Executor(Protocol):

@@ -6,6 +6,10 @@ The same requests as the HTTP path: the stage's chat messages go through the mod
 (as an OpenAI-compatible vLLM server applies it), each request's JSON schema is guided decoding
 (vLLM's ``structured_outputs={"json": schema}``, what the server does for ``json_schema``), and the
 system's sampling options (temperature, max_tokens, seed, top_p) are vLLM's sampling parameters.
+The ``thinking`` option switches a reasoning model's thinking as a vLLM server's ``chat_template_kwargs:
+{enable_thinking}`` does (:mod:`admitdx.llm.servers`): here the chat template is applied by Ray Data's
+chat-template stage, so it goes to that stage (``ChatTemplateStageConfig.chat_template_kwargs``); the
+thinking the model writes inline in ``<think>`` tags is split off by the client like any other.
 The answers are parsed by the same tolerant parser and cached under the same key as the HTTP
 client's (model, revision, messages, sampling, schema), so the output files, the manifest, resume
 and ``cache_only`` are those of the other executors.
@@ -47,6 +51,7 @@ from admitdx.executors.vllm_cluster import (
     require_vllm,
 )
 from admitdx.llm.client import ChatRequest, Completion, LLMCallError, LLMClient
+from admitdx.llm.servers import PROFILES, Thinking
 
 #: Rows handed to Ray's object store at a time: the most the driver holds of a run's prompts.
 CHUNK_ROWS = 1024
@@ -80,30 +85,43 @@ def answer_row(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def pipeline(
+def template_kwargs(thinking: Thinking) -> dict[str, Any] | None:
+    """What the chat template is told about thinking: a vLLM server's ``chat_template_kwargs`` for the
+    same option (None when ``thinking`` is unset: the template's own default)."""
+    return PROFILES["vllm"].thinking_fields(thinking).get("chat_template_kwargs")
+
+
+def processor(
     llm: ModuleType,
-    dataset: Any,
     *,
     model: str,
     replicas: int,
     batch_size: int,
     sampling: dict[str, Any],
     guided: bool,
+    thinking: Thinking = None,
 ) -> Any:
-    """The lazy Ray Data pipeline (``llm`` is ``ray.data.llm``): rows ``{i, request}`` in, answered rows
-    out. Failed rows are kept with ``__inference_error__`` rather than failing the run."""
-    processor = llm.build_processor(
+    """The Ray Data LLM processor (``llm`` is ``ray.data.llm``). Failed rows are kept with
+    ``__inference_error__`` rather than failing the run."""
+    kwargs = template_kwargs(thinking)
+    return llm.build_processor(
         llm.vLLMEngineProcessorConfig(
             model_source=model,
             concurrency=replicas,
             batch_size=batch_size,
             should_continue_on_error=True,
             log_engine_metrics=False,
+            # the stage's defaults unless thinking is switched (then the template reads enable_thinking)
+            chat_template_stage={"chat_template_kwargs": kwargs} if kwargs else True,
         ),
         preprocess=partial(engine_row, sampling=sampling, guided=guided),
         postprocess=answer_row,
     )
-    return processor(dataset)
+
+
+def pipeline(llm: ModuleType, dataset: Any, **options: Any) -> Any:
+    """The lazy Ray Data pipeline: rows ``{i, request}`` in, answered rows out (see :func:`processor`)."""
+    return processor(llm, **options)(dataset)
 
 
 class VllmExecutor:
@@ -192,6 +210,7 @@ class VllmExecutor:
             batch_size=self.batch_size,
             sampling=sampling,
             guided=client.config.structured != "none",
+            thinking=client.config.thinking,
         )
         failed: list[tuple[int, str]] = []
         for row in rows.iter_rows():

@@ -270,6 +270,8 @@ def run_concept_judge(
             "dropped_entries": sum(len(r["dropped"]) for r in records),
             "model_calls": judge.client.stats.model_calls,
             "llm_cache_hits": judge.client.stats.cache_hits,
+            # what the judgements cost, as predict records it (admitdx.llm.usage)
+            "tokens": judge.client.stats.tokens.summary(judge.config.price_per_million),
             "provenance": provenance,
         }
         summary_path = path.with_suffix(".summary.json")

@@ -60,8 +60,10 @@ class IcdMatcher(Matcher):
     default :data:`~admitdx.matching.icd_mapping.DEFAULT_CANDIDATES`; 0 ranks the whole dictionary.
 
     ``on_progress(step, done, total)``, when set, hears about steps that can take long on a first
-    run ("indexing ICD-10 titles", "embedding ICD-10 titles"); ``admitdx match`` shows them as rows
-    of its progress bar. It does not change any result, so it is not a parameter.
+    run ("reading the ICD-10 dictionary", "indexing ICD-10 titles", "embedding texts to map into
+    ICD-10", which loads the embedding model the first time, "embedding ICD-10 titles");
+    ``admitdx match`` shows them as rows of its progress bar, with counts, rate and time left. It
+    does not change any result, so it is not a parameter.
     """
 
     name = "icd"
@@ -132,7 +134,11 @@ class IcdMatcher(Matcher):
 
     def index(self, version: int) -> TitleIndex:
         if version not in self._indexes:
+            # one step of a few seconds (the ICD library parses its tables): a row that shows the time
+            step = f"reading the ICD-{version} dictionary"
+            self._report(step, 0, 1)
             rows = dictionary(version, self.billable_only, self.code_prefixes)
+            self._report(step, 1, 1)
             self._indexes[version] = TitleIndex(rows, version, self.embedder, self._report)
         return self._indexes[version]
 

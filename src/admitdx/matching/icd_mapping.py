@@ -127,6 +127,7 @@ class TitleIndex:
         self._title_vectors: dict[int, np.ndarray] = {}
         self._all_vectors: np.ndarray | None = None
         self.embedded = 0  # titles this index had to embed (not found in the embedder's cache)
+        self.queried = 0  # texts this index has embedded to search for, over all calls
 
     def _report(self, step: str, done: int, total: int) -> None:
         if self.on_progress is not None:
@@ -192,7 +193,7 @@ class TitleIndex:
         if how == "bm25":
             return [self._best_bm25(text, row) for text, row in zip(texts, bm25, strict=True)]
         assert self.embedder is not None, "embedding search needs an embedder"
-        queries = self.embedder.encode([expand_diagnosis(t) for t in texts])
+        queries = self._queries(texts)
         if how == "hybrid" and candidates > 0:
             pools = [_top_bm25(row, candidates) for row in bm25]
             needed = sorted({int(i) for pool in pools for i in pool})
@@ -224,6 +225,19 @@ class TitleIndex:
                 else None
             )
         return out
+
+    def _queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The texts' vectors, reported as a step (counts add up over the runner's chunks). The first
+        call loads the embedding model, which is what the step's first seconds are. The embedder is
+        not handed the callback: it would embed in smaller blocks, and batches of other sizes can
+        move a vector in its last digits (and a match file's scores with it)."""
+        assert self.embedder is not None, "embedding search needs an embedder"
+        step, before = f"embedding texts to map into ICD-{self.version}", self.queried
+        self._report(step, before, before + len(texts))
+        queries = self.embedder.encode([expand_diagnosis(t) for t in texts])
+        self.queried = before + len(texts)
+        self._report(step, self.queried, self.queried)
+        return queries
 
     def _best_bm25(self, text: str, scores: np.ndarray) -> CodeMapping | None:
         if not normalize_diagnosis(text):

@@ -200,6 +200,8 @@ class LlmJudgeMatcher(Matcher):
             "judge_errors": sum(o.details.get("judge_errors", 0) for o in judged),
             "model_calls": self.client.stats.model_calls,
             "llm_cache_hits": self.client.stats.cache_hits,
+            # what the judgements cost, as predict records it (admitdx.llm.usage)
+            "tokens": self.client.stats.tokens.summary(self.config.price_per_million),
             **self.executor.summary(),  # the Ray executors' per-endpoint counts; nothing for local
         }
 

@@ -38,11 +38,14 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from admitdx.errors import UsageError
+
+if TYPE_CHECKING:  # SciPy loads where the matrices are built: `admitdx --help` reads TOP_N from here
+    from scipy import sparse
 
 TOP_N = 20
 TERTILES = ("head", "body", "tail")
@@ -106,6 +109,8 @@ def label_indicators(
     gold: Sequence[Sequence[str]], rankings: Sequence[Sequence[str]], vocabulary: Sequence[str]
 ) -> tuple[sparse.csr_matrix, sparse.csr_matrix, sparse.csr_matrix]:
     """(encounters × labels) 0/1 sparse matrices over the vocabulary: (tp, predicted, gold)."""
+    from scipy import sparse
+
     index = {lab: j for j, lab in enumerate(vocabulary)}
     cells: dict[str, tuple[list[int], list[int]]] = {"tp": ([], []), "pred": ([], []), "gold": ([], [])}
     for i, (g, ranking) in enumerate(zip(gold, rankings, strict=True)):
@@ -146,6 +151,8 @@ def _subject_counts(
     order: np.ndarray,
 ) -> tuple[sparse.csr_matrix, sparse.csr_matrix, sparse.csr_matrix]:
     """(patients × labels) sparse (tp, predicted, gold) counts, patients in ``order``."""
+    from scipy import sparse
+
     position = {s: i for i, s in enumerate(np.asarray(order).tolist())}
     to_subject = sparse.csr_matrix(
         (np.ones(len(subjects)), ([position[s] for s in subjects], np.arange(len(subjects)))),

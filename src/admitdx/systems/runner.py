@@ -47,6 +47,7 @@ from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Predic
 from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl
 from admitdx.llm.egress import AllowedHost
+from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
 from admitdx.llm.redact import redact_options
 from admitdx.progress import progress_bar
 from admitdx.provenance import dataset_fingerprints
@@ -76,7 +77,14 @@ class RunSummary:
     total: int  # test instances in scope
     resumed: int  # already predicted by an earlier run
     predicted: int  # predicted by this run
-    parse_errors: int  # in the whole predictions file
+    parse_errors: int  # in the whole predictions file, truncated outputs not included
+    #: ``truncated_in_thinking`` / ``truncated_in_answer``: outputs the token budget cut (only kinds seen)
+    truncated: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def outcome(self) -> str:
+        """``3 unparseable, 2 truncated in thinking``: truncation is told apart, as scoring counts it."""
+        cut = [f"{n} {kind.replace('_', ' ')}" for kind, n in self.truncated.items()]
+        return ", ".join([f"{self.parse_errors} unparseable", *cut])
 
 
 def build_system(choice: SystemChoice, allow_hosts: list[AllowedHost], task: TaskSpec) -> System:
@@ -263,13 +271,20 @@ def _run_predictions(
                 predicted += 1
                 progress.advance(task)
     records = list(read_jsonl(path)) if path.exists() else []
+    errors = [str(r["parse_error"]) for r in records if r.get("parse_error")]
+    # a truncated output is its own outcome (admitdx.llm.reasoning), counted apart as scoring does;
+    # its keys appear only when it occurs, so manifests of other runs are unchanged
+    truncated = truncated_counts(errors)
     outputs: dict[str, Any] = {
         "complete": True,
         "predictions": len(records),
-        "parse_errors": sum(1 for r in records if r.get("parse_error")),
+        "parse_errors": sum(1 for e in errors if not e.startswith(TRUNCATED_PREFIX)),
+        **truncated,
     }
     fit_summary = getattr(system, "fit_summary", None) if remaining else previous_fit
     if fit_summary:
         outputs["fit"] = fit_summary
     write_manifest(out_dir, stage="predict", inputs=inputs, outputs=outputs)
-    return RunSummary(out_dir, choice.name, len(test), len(done), predicted, outputs["parse_errors"])
+    return RunSummary(
+        out_dir, choice.name, len(test), len(done), predicted, outputs["parse_errors"], truncated
+    )

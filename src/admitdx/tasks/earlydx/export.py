@@ -32,12 +32,22 @@ the gold-conditioned reasoning before the answer (JSON: ``{"reasoning", ...}`` u
 template's chain-of-thought instruction; lines: the reasoning, a blank line, the list) — the
 paper's "rational" SFT format; instances without a usable rationale are skipped and counted.
 Such rationales are post-hoc explanations, not validated reasoning traces (appendix G).
+
+**Which set an export holds** (issue 23): every encounter of the exported splits that has a gold
+answer, whether or not it is in the benchmark set that ``admitdx predict`` and ``admitdx score``
+use (EarlyDx §4.1: an audited encounter with only unsupported labels is outside it). The manifest's
+``outputs.holds`` says which: ``every encounter (not audited)``, ``benchmark set`` (audited, and
+nothing outside it exported — e.g. with ``evidence=("supported", "partial")``), or ``every
+encounter`` with, per split, ``outside_benchmark_set`` examples. Whether an encounter is in the
+benchmark set is the audit's rule (:func:`admitdx.systems.labels.is_retained`), a later stage than
+this one, so the caller passes it in.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,6 +74,10 @@ MAX_ITEMS = 20  # the llm system's default max_items: the longest list the evalu
 DEFAULT_SPLITS = ("train", "val")
 DATASET_INFO_FILE = "dataset_info.json"
 AnswerFormat = Literal["json", "lines"]
+#: ``outputs.holds`` of an export's manifest (see the module docstring).
+HOLDS_UNAUDITED = "every encounter (not audited)"
+HOLDS_BENCHMARK_SET = "benchmark set"
+HOLDS_EVERY_ENCOUNTER = "every encounter"
 
 _MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 SFT_SCHEMA = pa.schema([("id", pa.string()), ("messages", pa.list_(_MESSAGE))])
@@ -79,11 +93,13 @@ def export_sft(
     evidence: tuple[str, ...] | None = None,
     system_prompt: str | None = None,
     rationales: Path | None = None,
+    in_benchmark_set: Callable[[Instance], bool],
 ) -> dict[str, Any]:
     """Write chat-format JSONL + Parquet per split and ``dataset_info.json``; return counts per split.
 
     ``splits`` None: ``train`` and ``val`` where present, plus ``test`` with ``include_test``.
     ``system_prompt`` replaces the system turn (default: the template's, or the paper's for lines).
+    ``in_benchmark_set`` says whether an encounter is in the benchmark set (recorded, not filtered).
     """
     dataset_dir, out_dir = Path(dataset_dir), Path(out_dir)
     if answer_format not in ("json", "lines"):
@@ -132,6 +148,8 @@ def export_sft(
             )
             if system_prompt is not None:
                 messages = _with_system(messages, system_prompt)
+            if not in_benchmark_set(inst):
+                tally["outside_benchmark_set"] += 1
             rows.append({"id": inst.id, "messages": messages})
         rows_by_split[split] = rows
         counts[split] = {"examples": len(rows), **tally}
@@ -160,9 +178,21 @@ def export_sft(
             "system_prompt": system_prompt,
             "rationales": fingerprint_files([rationales]) if rationales else None,
         },
-        outputs={"counts": counts, "format": "chat messages (system/user/assistant)"},
+        outputs={
+            "counts": counts,
+            "format": "chat messages (system/user/assistant)",
+            "holds": _holds(instances, counts),
+        },
     )
     return counts
+
+
+def _holds(instances: list[Instance], counts: dict[str, Any]) -> str:
+    """Which set the exported examples are: see the module docstring."""
+    if not any(r.evidence_class for i in instances for r in i.references):
+        return HOLDS_UNAUDITED
+    outside = any(c.get("outside_benchmark_set") for c in counts.values())
+    return HOLDS_EVERY_ENCOUNTER if outside else HOLDS_BENCHMARK_SET
 
 
 def _splits(instances: list[Instance], splits: tuple[str, ...] | None, include_test: bool) -> tuple[str, ...]:
