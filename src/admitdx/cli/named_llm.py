@@ -58,6 +58,16 @@ def open_named_client(
         known = ", ".join(sorted(run_config.systems)) or "none in --config"
         raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")
     options = {**(defaults or {}), **options, **(settings or {})}
+    with open_llm_client(options, run_config.allow_hosts, log_dir) as client:
+        yield client
+
+
+@contextmanager
+def open_llm_client(
+    options: dict[str, Any], allow_hosts: list[Any], log_dir: Path | None
+) -> Iterator[LLMClient]:
+    """A client for these LLM ``options``; ``base_url: local`` starts the embedded server (stopped on
+    exit, logging to ``log_dir``), which is then the client's liveness check."""
     server = None
     if options.get("base_url") == LOCAL:
         server = LocalServer(log_path=log_dir / LOG_NAME if log_dir else None)
@@ -66,7 +76,7 @@ def open_named_client(
             **{k: v for k, v in options.items() if k != "base_url"},
         }
     liveness = server.check_alive if server is not None else None
-    client = LLMClient(LLMConfig.from_options(options), allow_hosts=run_config.allow_hosts, liveness=liveness)
+    client = LLMClient(LLMConfig.from_options(options), allow_hosts=allow_hosts, liveness=liveness)
     try:
         if server is not None:
             server.start()
