@@ -8,6 +8,11 @@ since answered LLM calls are also in the response cache), ``matches`` inside eac
 directory (content-cached), and ``report/``: results.json, table.md, report.html and the
 per-encounter browser encounters.html. Scoring reruns every time (seconds, deterministic: the
 same inputs write the same results.json bytes). Last, the leaderboard over every task.
+
+A run ``from:`` another predicts on that run's dataset (``subset/`` when it cuts one) and waits for
+it when the two are in different lanes (``lanes:``, :mod:`admitdx.study.lanes`). ``llm_audit:``
+writes ``llm-audit-sample/`` and ``llm-audit/`` beside the build; ``judge:`` adds its matches and
+``matches/agreement_<judge>_vs_<matcher>.json`` to the judged systems' prediction directories.
 """
 
 from __future__ import annotations
