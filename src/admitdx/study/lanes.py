@@ -6,8 +6,9 @@ collapse on a busy machine), so on two cores the demo keeps one model server bus
 EarlyDx's local-model subset in one, the LLM audit and the other tasks in the other — and ends in
 about half the time of one lane. Remote models gain less (set ``concurrency`` on the system).
 
-This thread (lane 1) prints its steps and progress bars as they happen; the other lanes keep their
-lines and are printed when they are collected, so that they never cut through a progress bar. The
+This thread (lane 1) takes the first run and prints its steps and progress bars as they happen; the
+other lanes keep their lines, printed when they are collected so that they never cut through a
+progress bar (while this lane waits for them it says which runs they are still on). The
 other lanes are daemon threads: Ctrl-C or an error does not wait for them, their model servers are
 stopped at exit, and every stage resumes on the next run (nothing finished is lost).
 """
@@ -49,35 +50,47 @@ class Datasets:
         return self._future(name).result()
 
 
-def run_in_lanes(jobs: list[Callable[[Steps], T]], lanes: int, steps: Steps) -> list[T]:
-    """Every job, each given its lane's steps; the results in the jobs' order. The first error
+def run_in_lanes(jobs: list[tuple[str, Callable[[Steps], T]]], lanes: int, steps: Steps) -> list[T]:
+    """Every (name, job), each job given its lane's steps; the results in the jobs' order. The first error
     stops the lanes from taking another job and is raised here; an error in this thread at once,
     without waiting for the other lanes' jobs in flight."""
     results: dict[int, T] = {}
     errors: list[BaseException] = []
     queue = iter(range(len(jobs)))
     lock = threading.Lock()
+    running: dict[int, str] = {}  # job index → name, while it runs
 
-    def lane(lane_steps: Steps) -> None:
+    def lane(lane_steps: Steps, first: int | None = None) -> None:
         while not errors:
             with lock:
-                i = next(queue, None)
-            if i is None:
-                return
+                i = next(queue, None) if first is None else first
+                first = None
+                if i is None:
+                    return
+                name, job = jobs[i]
+                running[i] = name
             try:
-                results[i] = jobs[i](lane_steps)
+                results[i] = job(lane_steps)
             except BaseException as e:  # Ctrl-C too: raised by the foreground below
                 errors.append(e)
+            finally:
+                with lock:
+                    del running[i]
 
     others = [Steps(steps.console, buffered=True) for _ in range(min(lanes, len(jobs)) - 1)]
     threads = [
         threading.Thread(target=lane, args=(s,), name=f"admitdx-lane-{n + 2}", daemon=True)
         for n, s in enumerate(others)
     ]
+    first = next(queue, None)  # this lane takes the first run, whichever thread starts first
     for t in threads:
         t.start()
-    lane(steps)
+    lane(steps, first)
     if not errors:
+        with lock:
+            busy = ", ".join(running.values())
+        if busy:
+            steps.say(f"[bold]… waiting for the other lane(s):[/] {busy}")
         for t in threads:
             t.join()
     if others:

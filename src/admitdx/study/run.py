@@ -153,7 +153,7 @@ def run_study(study: Study, steps: Steps) -> tuple[Path, list[Scored]]:
     """Every task run in the study's order, ``study.lanes`` at a time, then the leaderboard;
     (leaderboard.html's path, every scored run)."""
     datasets = Datasets()
-    jobs = [partial(_job, t, study, datasets) for t in study.tasks]
+    jobs = [(t.name, partial(_job, t, study, datasets)) for t in study.tasks]
     scored = run_in_lanes(jobs, study.lanes, steps)
     return write_leaderboard(study.out, study.title, scored, study.system_names), scored
 
