@@ -14,7 +14,6 @@ client's liveness check, so a server that dies mid-run is reported at once with 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,13 +21,7 @@ from typing import Any
 
 from admitdx.errors import UsageError
 from admitdx.llm.client import LLMClient
-from admitdx.llm.config import LLMConfig
-from admitdx.llm.local_server import LOG_NAME, LocalServer
-
-LOCAL = "local"
-
-
-LLM_OPTIONS = frozenset(f.name for f in dataclasses.fields(LLMConfig))
+from admitdx.llm.open import LLM_OPTIONS, LOCAL, open_llm_client
 
 
 @contextmanager
@@ -60,27 +53,3 @@ def open_named_client(
     options = {**(defaults or {}), **options, **(settings or {})}
     with open_llm_client(options, run_config.allow_hosts, log_dir) as client:
         yield client
-
-
-@contextmanager
-def open_llm_client(
-    options: dict[str, Any], allow_hosts: list[Any], log_dir: Path | None
-) -> Iterator[LLMClient]:
-    """A client for these LLM ``options``; ``base_url: local`` starts the embedded server (stopped on
-    exit, logging to ``log_dir``), which is then the client's liveness check."""
-    server = None
-    if options.get("base_url") == LOCAL:
-        server = LocalServer(log_path=log_dir / LOG_NAME if log_dir else None)
-        options = {
-            **dataclasses.asdict(server.config()),
-            **{k: v for k, v in options.items() if k != "base_url"},
-        }
-    liveness = server.check_alive if server is not None else None
-    client = LLMClient(LLMConfig.from_options(options), allow_hosts=allow_hosts, liveness=liveness)
-    try:
-        if server is not None:
-            server.start()
-        yield client
-    finally:
-        if server is not None:
-            server.stop()

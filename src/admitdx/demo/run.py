@@ -12,6 +12,7 @@ from rich.console import Console
 from admitdx.demo.params import DemoParams
 from admitdx.demo.steps import Steps, cpu_seconds
 from admitdx.llm.local_server import llama_cpp_available
+from admitdx.llm.open import LOCAL
 from admitdx.report.console import print_headline
 from admitdx.study.leaderboard import Scored
 from admitdx.study.run import run_study
@@ -20,7 +21,6 @@ from admitdx.synthetic import generate_synthetic, read_truth_meta
 from admitdx.yaml_reader import load_yaml
 
 STUDY_FILE = Path(__file__).with_name("demo_study.yaml")
-LOCAL = "local"  # a system's base_url for the embedded llama.cpp server
 
 
 def run_demo(params: DemoParams, console: Console) -> Path:

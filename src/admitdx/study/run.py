@@ -25,10 +25,10 @@ from typing import Any
 from admitdx.auditing.dataset import audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rules import RuleAuditor
-from admitdx.cli.named_llm import LLM_OPTIONS, open_llm_client
 from admitdx.contracts import INSTANCES_FILE, load_instances
 from admitdx.demo.steps import Steps, llm_subset, score_and_report
 from admitdx.jsonl import write_jsonl
+from admitdx.llm.open import LLM_OPTIONS, open_llm_client
 from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
