@@ -17,6 +17,7 @@ writes ``llm-audit-sample/`` and ``llm-audit/`` beside the build; ``judge:`` add
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -41,6 +42,9 @@ from admitdx.systems.runner import run_predictions
 DATASET_DIR = "dataset"
 REPORT_DIR = "report"
 MEMORY_LIMIT = "3GB"  # DuckDB's cap for a build, as `admitdx build`'s default
+#: One lane scores at a time: scoring forks its worker processes through one slot per process
+#: (:func:`admitdx.scoring.parallel.fork_map`), and it takes seconds, so the lanes lose nothing.
+_SCORING = threading.Lock()
 
 
 def prepare_dataset(run: TaskRun, out: Path, steps: Steps, datasets: Datasets) -> Path:
@@ -133,7 +137,7 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any], data
                     result, _ = write_agreement(dataset, d, run.judge.matcher, matcher)
                     steps.say(f"   {d.name}: {_agreement_line(result.to_dict())}")
     params = replace(run.score, matcher=matcher if run.spec.needs_matcher else None)
-    with steps.step(f"{run.name}: score and report"):
+    with steps.step(f"{run.name}: score and report"), _SCORING:
         report_dir = out / REPORT_DIR
         results, _ = score_and_report(dataset, dirs, report_dir, params)
     return Scored(run.name, run.spec.name, run.params, report_dir, results)
