@@ -66,7 +66,7 @@ def dry_run(study: Study, steps: Steps) -> list[Estimate]:
 def _estimate(
     run: TaskRun, choice: SystemChoice, dataset: Path, out: Path, allow_hosts: list[Any]
 ) -> Estimate:
-    task, train, test, _ = split_dataset(dataset, run.score.split, "train", None)
+    task, train, test, *_ = split_dataset(dataset, run.score.split, "train", None)
     done = _done_ids(out / PREDICTIONS_FILE)
     todo = [i for i in test if i.id not in done]
     base = Estimate(run.name, choice.name, len(test), len(test) - len(todo), 0, 0, 0, "")
