@@ -129,6 +129,7 @@ def build_release_task(
     writable_dir(out_dir)
     fixed = read_split_file(split_file) if split_file else None
     report = progress or (lambda stage, done, total: None)
+    release = load_release(release_dir, task.columns, optional=META_COLUMNS)  # names a missing file
     inputs = {
         "erreason_dir": str(release_dir.resolve()),
         "source_files": fingerprint_files([release_dir / ENCOUNTERS_FILE, release_dir / CODES_FILE]),
@@ -138,7 +139,6 @@ def build_release_task(
     previous = finished_outputs(out_dir, f"build {task.task}", inputs)
     if previous is not None and not force:
         return {**previous, "skipped": True}
-    release = load_release(release_dir, task.columns, optional=META_COLUMNS)
     splitter = Splitter(
         {"test": params.test_fraction, "train": 1 - params.test_fraction}, params.seed, SPLIT_NAMESPACE, fixed
     )
