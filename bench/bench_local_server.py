@@ -3,7 +3,7 @@
 Usage:
     python bench/bench_local_server.py                        # the demo's data, 8 encounters
     python bench/bench_local_server.py --encounters 20 --threads 1 --max-tokens 256
-    python bench/bench_local_server.py --dataset admitdx-demo/earlydx-audited
+    python bench/bench_local_server.py --dataset admitdx-demo/earlydx/audited
 
 The prompts are the demo's: zero-shot graded diagnosis lists (records cut to 2500 characters) and
 the LLM auditor's one request per reference label, for the first ``--encounters`` test encounters
@@ -80,15 +80,19 @@ def demo_dataset(workdir: Path) -> Path:
 def workloads(dataset: Path, encounters: int) -> dict[str, list[ChatRequest]]:
     from admitdx.auditing.llm_auditor import LLMAuditor
     from admitdx.contracts import load_instances
-    from admitdx.demo import DemoParams
+    from admitdx.demo.run import STUDY_FILE
     from admitdx.llm.client import LLMClient
     from admitdx.llm.config import LLMConfig
     from admitdx.systems.llm import LLMPredictor
     from admitdx.tasks.registry import get_task
+    from admitdx.yaml_reader import load_yaml
 
     test = load_instances(dataset, split="test")[:encounters]
+    demo_llm = load_yaml(STUDY_FILE.read_text(encoding="utf-8"), str(STUDY_FILE))["systems"][
+        "smollm2-zeroshot"
+    ]
     predictor = LLMPredictor(
-        prompt="zero-shot", graded=True, max_input_chars=DemoParams().llm_max_input_chars,
+        prompt="zero-shot", graded=True, max_input_chars=demo_llm["max_input_chars"],
         task=get_task(test[0].task),
     )  # fmt: skip
     auditor = LLMAuditor(LLMClient(LLMConfig(cache_path=None)))

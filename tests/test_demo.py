@@ -1,7 +1,8 @@
-"""`admitdx demo` end to end: the CLI without the local LLM (every task's baselines, scored and
-reported), then the other tasks' local-model subsets on the same small root with the real
-embedded llama.cpp server (skipped without admitdx[local]; EarlyDx's LLM path is covered by
-tests/test_llm_local_e2e.py)."""
+"""`admitdx demo` end to end: the CLI without the local LLM (every task's baselines through the
+shipped study file, scored and reported, one leaderboard path on stdout, a rerun that rebuilds and
+refits nothing), how the demo sets its options in that file, then the file's local-model runs on the
+same small root in two lanes with the real embedded llama.cpp server: EarlyDx's LLM audit, subset
+and LLM judge with its agreement, and each other task's subset (skipped without admitdx[local])."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from admitdx.contracts import load_instances
+from admitdx.contracts import MATCHES_DIR, load_instances
 from admitdx.demo.params import DemoParams
+from admitdx.demo.run import STUDY_FILE, demo_study
 from admitdx.demo.steps import Steps
-from admitdx.demo.tasks import run_task_demos
 from admitdx.llm.local_server import llama_cpp_available
+from admitdx.llm.reasoning import TRUNCATED_PREFIX
+from admitdx.study.run import run_study
+from admitdx.study.spec import read_study
 from admitdx.tasks.registry import get_task
 
+BASELINES = ["frequency", "knn-bm25", "extraction", "tfidf"]
 OTHER_TASKS = {  # folder → (suite, baselines)
     "clinibench": ("clinibench", ["tfidf-threshold", "knn-vote"]),
     "er-reason-acuity": ("category", ["majority", "triage-classifier"]),
@@ -51,21 +56,51 @@ def test_demo_writes_a_report_scoring_every_baseline_and_reruns_from_its_outputs
     demo_run: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
     tmp_path, first = demo_run
-    results = _results(tmp_path / "demo" / "report")
+    assert first.stdout.splitlines() == [str((tmp_path / "demo" / "leaderboard.html").resolve())]
+    results = _results(tmp_path / "demo" / "earlydx" / "report")
     systems = [s["name"] for s in results["systems"]]
-    assert systems == ["frequency", "knn-bm25", "extraction", "tfidf"]
+    assert systems == BASELINES
     assert "evidence audit (rule-based)" in first.stderr and "skipping the local LLM" in first.stderr
-    table = first.stderr[first.stderr.rindex("implicit R") :]  # the headline table printed at the end
+    table = first.stderr[first.stderr.rindex("implicit R") :]  # EarlyDx's headline table, printed last
     tfidf_row = next(line for line in table.splitlines() if line.strip().startswith("tfidf "))
     f1 = results["systems"][3]["metrics"][f"{results['primary_track']}.micro_f1"]["value"]
     assert f"{f1:.3f}" in tfidf_row  # the terminal table shows the scored value
-    html = (tmp_path / "demo" / "report" / "report.html").read_text()
+    html = (tmp_path / "demo" / "earlydx" / "report" / "report.html").read_text()
     assert "<svg" in html and "knn-bm25" in html
-    predictions = (tmp_path / "demo" / "predictions" / "tfidf" / "predictions.jsonl").read_text()
+    board = json.loads((tmp_path / "demo" / "leaderboard.json").read_text())
+    assert [c["task"] for c in board["columns"]][:1] == ["earlydx"]
+    assert {c["task"] for c in board["columns"]} == {"earlydx", *OTHER_TASKS}
+    predictions = (tmp_path / "demo" / "earlydx" / "predictions" / "tfidf" / "predictions.jsonl").read_text()
     second = _demo(tmp_path)  # every stage resumes from its finished output, the other tasks' too
     assert second.returncode == 0, second.stderr
-    assert (tmp_path / "demo" / "predictions" / "tfidf" / "predictions.jsonl").read_text() == predictions
+    path = tmp_path / "demo" / "earlydx" / "predictions" / "tfidf" / "predictions.jsonl"
+    assert path.read_text() == predictions
     assert "fitted" not in second.stderr  # no system was fitted again
+    assert second.stderr.count("already built") == 4  # no dataset was built again, ER-Reason's neither
+
+
+def test_the_demo_sets_its_options_in_the_shipped_study_file(tmp_path: Path) -> None:
+    """--seed replaces every seed, --test-fraction EarlyDx's; without the local model its runs and the
+    LLM audit are left out; --earlydx-only keeps EarlyDx's runs."""
+    root = tmp_path / "mimic"
+    root.mkdir()
+    params = DemoParams(out=tmp_path / "out", seed=11, test_fraction=0.3)
+    full = read_study(demo_study(params, root, llm=True), STUDY_FILE)
+    assert (full.out, full.lanes) == (tmp_path / "out", 2)
+    assert [t.name for t in full.tasks] == [
+        "earlydx", "earlydx-llm-subset", "clinibench", "clinibench-llm-subset", "er-reason-acuity",
+        "er-reason-acuity-llm-subset", "er-reason-disposition", "er-reason-disposition-llm-subset",
+    ]  # fmt: skip
+    assert all(t.params.seed == 11 and t.score.seed == 11 and t.source == root for t in full.tasks)
+    ed, ed_llm = full.tasks[:2]
+    assert ed.params.test_fraction == 0.3 and ed_llm.base == "earlydx" and ed_llm.subset == 20
+    assert ed.llm_audit is not None and ed.llm_audit.instances == 8
+    assert ed_llm.judge is not None and ed_llm.judge.systems == ("smollm2-zeroshot",)
+    plain = read_study(demo_study(params, root, llm=False), STUDY_FILE)
+    assert [t.name for t in plain.tasks] == ["earlydx", *OTHER_TASKS]
+    assert plain.tasks[0].llm_audit is None
+    only = read_study(demo_study(DemoParams(other_tasks=False), root, llm=True), STUDY_FILE)
+    assert [t.name for t in only.tasks] == ["earlydx", "earlydx-llm-subset"]
 
 
 def test_demo_scores_and_reports_clinibench_and_the_er_reason_tasks(
@@ -99,34 +134,48 @@ def test_demo_scores_and_reports_clinibench_and_the_er_reason_tasks(
 
 
 @pytest.mark.skipif(not llama_cpp_available(), reason="the local LLM needs admitdx[local] (llama-cpp-python)")
-def test_the_local_model_answers_each_other_tasks_subset(
+def test_the_local_model_runs_of_the_demo_study(
     demo_run: tuple[Path, subprocess.CompletedProcess[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The shipped file's local-model runs, their subsets cut small, over the --no-llm demo's
+    finished baselines (resumed, not redone), two lanes each with its own llama.cpp server."""
     tmp_path, _ = demo_run
     # the LLM cache ($ADMITDX_CACHE_DIR/llm.sqlite) starts empty: every answer is the server's
     monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "demo"
-    params = DemoParams(out=out, clinibench_llm_subset=2, er_llm_subset=3)
-    outcomes = run_task_demos(
-        out / "mimic", out, params, Steps(Console(stderr=True), buffered=True), llm=True
-    )
-    assert [o.demo.task for o in outcomes] == list(OTHER_TASKS)
-    for o in outcomes:
-        n = o.demo.llm_subset
-        assert o.subset_results is not None and o.subset_report is not None and o.subset_report.exists()
-        assert o.subset_results["subset"].startswith(f"the first {n} test encounters")
-        names = [s["name"] for s in o.subset_results["systems"]]
-        assert names == [*OTHER_TASKS[o.demo.task][1], o.demo.llm.name]
-        llm_dir = out / o.demo.task / "predictions-llm-subset" / o.demo.llm.name
-        records = [json.loads(line) for line in (llm_dir / "predictions.jsonl").read_text().splitlines()]
+    data = demo_study(DemoParams(out=out, test_fraction=0.2), out / "mimic", llm=True)
+    small = {"earlydx-llm-subset": 1, "clinibench-llm-subset": 2}
+    for name, block in data["tasks"].items():
+        if "subset" in block:
+            block["subset"] = small.get(name, 3)
+    data["tasks"]["earlydx"]["llm_audit"]["instances"] = 1
+    _, scored = run_study(read_study(data, STUDY_FILE), Steps(Console(stderr=True)))
+    audit = json.loads((out / "earlydx" / "llm-audit" / "manifest.json").read_text())["outputs"]
+    assert audit["references"] == len(load_instances(out / "earlydx" / "llm-audit-sample")[0].references)
+    agreement = out / "earlydx-llm-subset" / "predictions" / "smollm2-zeroshot" / MATCHES_DIR
+    assert json.loads((agreement / "agreement_llm_judge_vs_embedding.json").read_text())["a"] == "llm_judge"
+    runs = {s.name: s for s in scored}
+    for task, (_, baselines) in {"earlydx": ("", BASELINES), **OTHER_TASKS}.items():
+        s = runs[f"{task}-llm-subset"]
+        llm = s.results["systems"][-1]["name"]
+        n = small.get(s.name, 3)
+        assert s.results["subset"].startswith(f"the first {n} test encounters")
+        assert [x["name"] for x in s.results["systems"]] == [*baselines, llm]
+        records = [
+            json.loads(line) for line in (out / s.name / "predictions" / llm / "predictions.jsonl").open()
+        ]
         assert len(records) == n
         for r in records:  # each answer is read, or kept and counted as unparseable
-            if o.demo.task == "clinibench":
+            if task == "clinibench":
                 assert r.get("parse_error") or any(item.get("code") for item in r["items"])
-            else:
-                assert r.get("parse_error") or r["answer"] in get_task(o.demo.task).categories
-        counts = o.subset_results["systems"][-1]["counts"]
+            elif task != "earlydx":
+                assert r.get("parse_error") or r["answer"] in get_task(task).categories
+        counts = s.results["systems"][-1]["counts"]
         assert counts["instances"] == counts["predictions"] == n
-        assert counts["parse_errors"] == sum(1 for r in records if r.get("parse_error"))
-        manifest = json.loads((llm_dir / "manifest.json").read_text())
+        # kept and counted: an answer cut at max_tokens under its own key, any other failure as unparseable
+        truncated = sum(1 for r in records if (r.get("parse_error") or "").startswith(TRUNCATED_PREFIX))
+        assert counts.get("truncated_in_answer", 0) == truncated
+        assert counts["parse_errors"] == sum(1 for r in records if r.get("parse_error")) - truncated
+        manifest = json.loads((out / s.name / "predictions" / llm / "manifest.json").read_text())
         assert manifest["inputs"]["system_inputs"]["local_server"] is True
+    assert (out / "leaderboard.html").exists()

@@ -255,3 +255,15 @@ def test_triage_vitals_in_each_layout(note: str) -> None:
         "temperature": 99.1, "heartrate": 110.0, "resprate": 22.0, "o2sat": 93.0, "sbp": 90.0, "dbp": 60.0,
     }  # fmt: skip
     assert triage_vitals("no vitals here")["sbp"] is None
+
+
+def test_a_rebuild_of_the_same_inputs_is_skipped(release: Path, built: dict[str, Path]) -> None:
+    """The manifest matches (same release files, parameters, split): the build keeps its files, as
+    the other builders do, so a study or the demo rerun does not rebuild it."""
+    out = built["acuity"]
+    instances = out / "instances.jsonl"
+    before = (instances.stat().st_mtime_ns, instances.read_bytes())
+    args = ["build", "er-reason-release-acuity", "--erreason", str(release), "--out", str(out)]
+    result = RUNNER.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert (instances.stat().st_mtime_ns, instances.read_bytes()) == before

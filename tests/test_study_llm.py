@@ -78,7 +78,7 @@ def test_dry_run_then_a_killed_study_resumes_without_calling_twice(
     (resumed,) = dry_run(load_study(path), steps)
     assert resumed.done == before and resumed.calls + resumed.cache_hits == SUBSET - before
 
-    leaderboard = run_study(load_study(path), steps)
+    leaderboard, _ = run_study(load_study(path), steps)
     ids = [json.loads(line)["instance_id"] for line in predictions.read_text().splitlines()]
     assert len(ids) == len(set(ids)) == SUBSET  # each instance predicted exactly once
     summary = json.loads((predictions.parent / "manifest.json").read_text())["outputs"]["fit"]
@@ -88,7 +88,7 @@ def test_dry_run_then_a_killed_study_resumes_without_calling_twice(
     again = write_study(tmp_path / "b", synthetic_root, local_llm, cache)
     (fresh,) = dry_run(load_study(again), steps)
     assert (fresh.calls, fresh.cache_hits) == (0, SUBSET)
-    second = run_study(load_study(again), steps)
+    second, _ = run_study(load_study(again), steps)
     assert second.with_suffix(".json").read_bytes() == leaderboard.with_suffix(".json").read_bytes()
     assert second.with_suffix(".md").read_bytes() == leaderboard.with_suffix(".md").read_bytes()
 

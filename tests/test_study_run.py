@@ -1,7 +1,8 @@
-"""``admitdx study``: the same stages run by hand and by a study write the same results.json bytes;
-a rerun makes no prediction twice and writes the same leaderboard; the leaderboard has a row per
-system and an n in every cell; the leaderboard and the encounter browser open in headless Chromium
-with no console error; a bad study file stops with exit code 2 naming the file and the key.
+"""``admitdx study``: the same stages run by hand and by a study (in two lanes) write the same
+results.json bytes; a rerun makes no prediction twice and writes the same leaderboard; the
+leaderboard has a row per system and an n in every cell; the leaderboard and the encounter browser
+open in headless Chromium with no console error; a bad study file stops with exit code 2 naming
+the file and the key.
 
 Real parts throughout: the session's synthetic MIMIC-IV root, DuckDB builds, the rule-based
 auditor, baselines, the exact matcher (no model to load), the real scoring stage.
@@ -24,6 +25,7 @@ from data_roots import run_cli
 TASKS = ("earlydx", "er-reason-acuity")
 STUDY = """\
 out: out
+lanes: 2
 data:
   mimic: {root}
 score: {{n_bootstrap: 50}}
@@ -129,14 +131,28 @@ def test_a_rerun_predicts_nothing_again_and_writes_the_same_leaderboard(
     assert {p: p.read_bytes() for p in before} == before
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tasks:\n  earlydx:\n    sett: {}\n", "unknown key(s) tasks.earlydx.sett"),
+        (
+            "tasks:\n  sub:\n    from: earlydx\n  earlydx: {}\n",
+            "tasks.sub.from must name an earlier task run",
+        ),
+    ],
+)
 def test_a_bad_study_file_names_the_file_and_the_key(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    text: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text("tasks:\n  earlydx:\n    sett: {}\n", encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     code, _, err = run_cli(["study", str(path)], capsys, monkeypatch)
     assert code == 2
-    assert f"{path}: unknown key(s) tasks.earlydx.sett" in " ".join(err.split())
+    assert f"{path}: {message}" in " ".join(err.split())
 
 
 def dom(url: str, profile: Path) -> subprocess.CompletedProcess[str]:

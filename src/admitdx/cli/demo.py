@@ -28,7 +28,7 @@ def demo(
         typer.Option("--test-fraction", min=0.001, max=0.5, help="Share of patients in the test split."),
     ] = _defaults.test_fraction,
     llm: Annotated[
-        bool, typer.Option("--llm/--no-llm", help="Run the local SmolLM2 steps (needs admitdx[local]).")
+        bool, typer.Option("--llm/--no-llm", help="Run the local SmolLM2 steps (needs admitdx\\[local]).")
     ] = True,
     other_tasks: Annotated[
         bool,
@@ -38,9 +38,11 @@ def demo(
         ),
     ] = _defaults.other_tasks,
 ) -> None:
-    """Generate a synthetic MIMIC-IV, build EarlyDx, audit, run five systems, match, score and report;
-    then CliniBench (hosp, ICD-10) and the MIMIC-IV-ED ER-Reason acuity and disposition tasks on the
-    same root, each with its baselines and the local model on a small subset, scored and reported.
+    """Generate a synthetic MIMIC-IV, then run the shipped study (`admitdx.demo`'s demo_study.yaml,
+    an example study file): EarlyDx (build, audit, four baselines and the local model on its first
+    20 test encounters, match, score, report), then CliniBench (hosp, ICD-10) and the MIMIC-IV-ED
+    ER-Reason acuity and disposition tasks on the same root, each with its baselines and the local
+    model on a small subset. Prints one path: the leaderboard, which links every report.
 
     Resumable: rerun after Ctrl-C and finished stages are reused. The local SmolLM2-135M model
     proves the LLM path end to end; it has no clinical skill.

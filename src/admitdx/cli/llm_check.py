@@ -10,7 +10,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from admitdx.cli.named_llm import LOCAL, open_named_client
+from admitdx.cli.named_llm import open_named_client
 from admitdx.cli.options import parse_key_values
 from admitdx.systems.config import load_config
 
@@ -67,8 +67,8 @@ def check(
         table.add_row(p.name, p.outcome, latency, "yes" if p.thought else "no", tokens, p.detail)
     console.print(table)
     profile = report.profile(client.config)
-    if system == LOCAL:  # the embedded server's port changes at every start
-        profile["base_url"] = LOCAL
+    if system == "local":  # `--system local`, the embedded server's port changes at every start
+        profile["base_url"] = "local"
     entry = yaml.safe_dump({"systems": {"mine": profile}}, sort_keys=False)
     console.print("paste into a --config file:\n" + entry, markup=False, highlight=False)
 

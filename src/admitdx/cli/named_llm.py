@@ -14,7 +14,6 @@ client's liveness check, so a server that dies mid-run is reported at once with 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,8 +23,6 @@ from admitdx.errors import UsageError
 
 if TYPE_CHECKING:  # the LLM layer (httpx, NumPy) loads when a verb opens a client, not for `admitdx --help`
     from admitdx.llm.client import LLMClient
-
-LOCAL = "local"
 
 
 @contextmanager
@@ -60,19 +57,5 @@ def open_named_client(
         known = ", ".join(sorted(run_config.systems)) or "none in --config"
         raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")
     options = {**(defaults or {}), **options, **(settings or {})}
-    server = None
-    if options.get("base_url") == LOCAL:
-        server = LocalServer(log_path=log_dir / LOG_NAME if log_dir else None)
-        options = {
-            **dataclasses.asdict(server.config()),
-            **{k: v for k, v in options.items() if k != "base_url"},
-        }
-    liveness = server.check_alive if server is not None else None
-    client = LLMClient(LLMConfig.from_options(options), allow_hosts=run_config.allow_hosts, liveness=liveness)
-    try:
-        if server is not None:
-            server.start()
+    with open_llm_client(options, run_config.allow_hosts, log_dir) as client:
         yield client
-    finally:
-        if server is not None:
-            server.stop()

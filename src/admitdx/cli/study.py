@@ -43,7 +43,7 @@ def study(
             return
         from admitdx.study.run import run_study
 
-        path = run_study(spec, steps)
+        path, _ = run_study(spec, steps)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/]: finished work is kept; rerun `admitdx study {study_file}`")
         raise typer.Exit(130) from None

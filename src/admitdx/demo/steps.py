@@ -1,16 +1,14 @@
-"""The demo's stage machinery: timed steps (printed now, or kept for a stage that runs in the
-background), a background thread whose error reaches the foreground, system runs over a dataset,
-scoring with its report, and the documented LLM subset of a dataset."""
+"""The stage machinery of studies and the demo: timed steps (printed now, or kept for a stage that
+runs in another lane), scoring with its report, and the documented LLM subset of a dataset."""
 
 from __future__ import annotations
 
 import resource
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from rich.console import Console
 
@@ -22,8 +20,6 @@ from admitdx.report.table import TABLE_FILE, write_table
 from admitdx.runs import write_manifest
 from admitdx.scoring.run import ScoreParams, score_run
 from admitdx.study.encounters import encounters
-from admitdx.systems.config import SystemChoice
-from admitdx.systems.runner import run_predictions
 
 
 def cpu_seconds() -> float:
@@ -63,20 +59,6 @@ class Steps:
         self.lines.clear()
 
 
-def predict_all(
-    steps: Steps, dataset: Path, choices: list[SystemChoice], out: Path, *, show_progress: bool = True
-) -> list[Path]:
-    """Each system over the test split of ``dataset`` into ``out/<name>`` (resumed when done before)."""
-    dirs = []
-    for choice in choices:
-        with steps.step(f"predict: {choice.name} ({dataset.name})"):
-            run = run_predictions(dataset, choice, out / choice.name, show_progress=show_progress)
-            dirs.append(run.out_dir)
-            if run.parse_errors:
-                steps.say(f"   [yellow]{run.parse_errors} unparseable outputs kept and counted[/]")
-    return dirs
-
-
 def score_and_report(
     dataset: Path, dirs: list[Path], run_dir: Path, params: ScoreParams
 ) -> tuple[dict[str, Any], Path]:
@@ -106,33 +88,3 @@ def llm_subset(dataset: Path, out: Path, n: int) -> Path:
                        outputs={"subset": f"the first {len(test)} test encounters of {dataset}",
                                 "trial": {"n": len(test), "of": len(every_test)}})  # fmt: skip
     return out
-
-
-T = TypeVar("T")
-
-
-class Background(Generic[T]):
-    """``fn()`` in a daemon thread; :meth:`result` waits for it and re-raises its error.
-
-    A daemon, so that Ctrl-C or an error in the foreground does not wait for it: its servers are
-    stopped at exit (``atexit``, ``PR_SET_PDEATHSIG``) and its stages resume on the next run.
-    """
-
-    def __init__(self, fn: Callable[[], T]) -> None:
-        self._value: T | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(fn,), name="admitdx-demo-llm", daemon=True)
-        self._thread.start()
-
-    def _run(self, fn: Callable[[], T]) -> None:
-        try:
-            self._value = fn()
-        except BaseException as e:  # handed to the foreground by result()
-            self._error = e
-
-    def result(self) -> T:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._value is not None
-        return self._value

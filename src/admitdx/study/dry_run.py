@@ -24,6 +24,7 @@ from admitdx.demo.steps import Steps
 from admitdx.jsonl import read_jsonl
 from admitdx.llm.cache import cache_key
 from admitdx.llm.local_server import llama_cpp_available
+from admitdx.study.lanes import Datasets
 from admitdx.study.run import prepare_dataset
 from admitdx.study.spec import Study, TaskRun
 from admitdx.systems import registered
@@ -53,8 +54,9 @@ class Estimate:
 def dry_run(study: Study, steps: Steps) -> list[Estimate]:
     """An estimate per task × system, in the study's order."""
     rows = []
+    datasets = Datasets()
     for run in study.tasks:
-        dataset = prepare_dataset(run, study.out / run.name, steps)
+        dataset = prepare_dataset(run, study.out / run.name, steps, datasets)
         for choice in run.systems:
             out = study.out / run.name / "predictions" / choice.name
             rows.append(_estimate(run, choice, dataset, out, study.config.allow_hosts))
@@ -64,7 +66,7 @@ def dry_run(study: Study, steps: Steps) -> list[Estimate]:
 def _estimate(
     run: TaskRun, choice: SystemChoice, dataset: Path, out: Path, allow_hosts: list[Any]
 ) -> Estimate:
-    task, train, test, _, _ = split_dataset(dataset, run.score.split, "train", None)
+    task, train, test, *_ = split_dataset(dataset, run.score.split, "train", None)
     done = _done_ids(out / PREDICTIONS_FILE)
     todo = [i for i in test if i.id not in done]
     base = Estimate(run.name, choice.name, len(test), len(test) - len(todo), 0, 0, 0, "")

@@ -3,6 +3,8 @@
 ::
 
     out: runs/my-study              # where every stage writes (relative to this file); default: its stem
+    title: My study                 # the leaderboard's title; default: the file's stem
+    lanes: 2                        # task runs at once (threads; e.g. one per core for local models)
     data:                           # named EHR roots; a task reads one (default: the only one)
       mimic: /data/mimic-iv
     score: {seed: 7}                # scoring options of every task (`admitdx score` option names)
@@ -15,6 +17,12 @@
         systems: [frequency, gpt]   # default: every system below
         subset: 20                  # only the first N test instances (a documented subset)
         score: {n_bootstrap: 200}   # on top of the study's score options
+        llm_audit: {system: gpt, instances: 8}  # EarlyDx: the LLM auditor on the first test encounters
+      earlydx-gpt:
+        from: earlydx               # predict on that earlier run's dataset (its build and audit)
+        subset: 20
+        systems: [frequency, gpt]
+        judge: {matcher: llm_judge, systems: [gpt]}  # a second matcher and its agreement with the first
     systems:                        # exactly as `admitdx predict --config`
       gpt: {kind: llm, base_url: "http://localhost:8000/v1", model: my-model}
     allow_hosts: []                 # as `admitdx predict --config`
@@ -37,9 +45,31 @@ from admitdx.tasks.registry import get_task, registered
 from admitdx.tasks.spec import TaskSpec
 from admitdx.yaml_reader import load_yaml
 
-STUDY_KEYS = {"out", "data", "score", "tasks", "systems", "allow_hosts"}
-TASK_KEYS = {"task", "data", "set", "audit", "matcher", "matcher_set", "systems", "subset", "score"}
+STUDY_KEYS = {"out", "title", "lanes", "data", "score", "tasks", "systems", "allow_hosts"}
+TASK_KEYS = {"task", "from", "data", "set", "audit", "llm_audit", "matcher", "matcher_set", "judge"}
+TASK_KEYS |= {"systems", "subset", "score"}
+BUILD_KEYS = ("task", "data", "set", "audit", "llm_audit")  # a `from:` run inherits these
 AUDITORS = ("rules",)
+
+
+@dataclass(frozen=True)
+class LLMAudit:
+    """The LLM auditor (``llm_audit:``) on the first ``instances`` test encounters of a built
+    diagnosis dataset, with a named system's model: a sample that checks the auditor against the
+    rule-based one (and a synthetic root's ``_truth/``) without paying for the whole test split."""
+
+    system: SystemChoice
+    instances: int
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A second matcher (``judge:``) over some systems' predictions, and its agreement with the
+    task's matcher (EarlyDx §3.5), shown in the report; the scores keep the task's matcher."""
+
+    matcher: str
+    systems: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -56,6 +86,9 @@ class TaskRun:
     matcher: str | None = None  # None: the task's own (or none, for category and text tasks)
     matcher_options: dict[str, Any] = field(default_factory=dict)
     subset: int | None = None
+    base: str | None = None  # `from:` the run whose dataset this one predicts on
+    llm_audit: LLMAudit | None = None
+    judge: Judge | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +97,8 @@ class Study:
     out: Path
     tasks: tuple[TaskRun, ...]
     config: RunConfig
+    title: str = ""
+    lanes: int = 1
 
     @property
     def system_names(self) -> list[str]:
@@ -79,7 +114,12 @@ def load_study(path: Path) -> Study:
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"study file {path} does not exist")
-    data = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
+    return read_study(load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}, path)
+
+
+def read_study(data: Any, path: Path) -> Study:
+    """A study from the file's parsed ``data`` (``admitdx demo`` sets its options in the shipped
+    file's data first); ``path`` names the file in errors and anchors relative paths."""
     where = str(path)
     _mapping(data, where, "the top level")
     _known(data, STUDY_KEYS, where, "")
@@ -95,9 +135,14 @@ def load_study(path: Path) -> Study:
     tasks = _mapping(data.get("tasks"), where, "tasks")
     if not tasks:
         raise UsageError(f"{where}: `tasks` names no task", hint="e.g. tasks: {earlydx: {data: mimic}}")
-    runs = tuple(_task(str(n), b or {}, where, roots, config, score) for n, b in tasks.items())
+    runs: dict[str, TaskRun] = {}
+    for n, b in tasks.items():
+        runs[str(n)] = _task(str(n), b or {}, where, roots, config, score, runs)
+    lanes = data.get("lanes", 1)
+    if not isinstance(lanes, int) or lanes < 1:
+        raise UsageError(f"{where}: lanes must be a positive number of task runs at once")
     out = base / str(data.get("out") or path.stem)
-    return Study(path, out, runs, config)
+    return Study(path, out, tuple(runs.values()), config, str(data.get("title") or path.stem), lanes)
 
 
 def _task(
@@ -107,18 +152,27 @@ def _task(
     roots: dict[str, Path],
     config: RunConfig,
     study_score: dict[str, Any],
+    earlier: dict[str, TaskRun],
 ) -> TaskRun:
     key = f"tasks.{name}"
     block = _mapping(block, where, key)
     _known(block, TASK_KEYS, where, f"{key}.")
-    task_name = str(block.get("task", name))
+    base = earlier.get(str(block["from"])) if "from" in block else None
+    if "from" in block:
+        inherited = sorted(k for k in BUILD_KEYS if k in block)
+        if base is None or base.base is not None or inherited:
+            raise UsageError(
+                f"{where}: {key}.from must name an earlier task run that builds its own dataset, and "
+                f"then {key} sets none of {', '.join(BUILD_KEYS)}",
+                hint=f"earlier runs: {', '.join(earlier) or 'none'}",
+            )
+    task_name = base.spec.name if base else str(block.get("task", name))
     if task_name not in registered():
         raise UsageError(
             f"{where}: {key}.task {task_name!r} is not a registered task",
             hint=f"one of: {', '.join(registered())}",
         )
     spec = get_task(task_name)
-    source = _root(block.get("data"), roots, where, key)
     names = block.get("systems") or list(config.systems)
     if not names:
         raise UsageError(f"{where}: {key} runs no system", hint="list some under `systems:`")
@@ -130,18 +184,60 @@ def _task(
     if subset is not None and (not isinstance(subset, int) or subset < 1):
         raise UsageError(f"{where}: {key}.subset must be a positive number of test instances")
     score_values = {**study_score, **_mapping(block.get("score") or {}, where, f"{key}.score")}
+    if base is not None:
+        source, params = base.source, base.params
+    else:
+        source = _root(block.get("data"), roots, where, key)
+        params = task_params(spec, _mapping(block.get("set") or {}, where, f"{key}.set"), where, key)
     return TaskRun(
         name=name,
         spec=spec,
         source=source,
-        params=task_params(spec, _mapping(block.get("set") or {}, where, f"{key}.set"), where, key),
+        params=params,
         systems=systems,
         score=_score_params(score_values, where, key),
         audit=audit,
         matcher=block.get("matcher"),
         matcher_options=_mapping(block.get("matcher_set") or {}, where, f"{key}.matcher_set"),
         subset=subset,
+        base=base.name if base else None,
+        llm_audit=_llm_audit(block.get("llm_audit"), spec, config, where, key),
+        judge=_judge(block.get("judge"), spec, systems, where, key),
     )
+
+
+def _llm_audit(value: Any, spec: TaskSpec, config: RunConfig, where: str, key: str) -> LLMAudit | None:
+    if value is None:
+        return None
+    block = _mapping(value, where, f"{key}.llm_audit")
+    _known(block, {"system", "instances"}, where, f"{key}.llm_audit.")
+    name, n = block.get("system"), block.get("instances")
+    if spec.answer != "diagnoses" or name not in config.systems or not isinstance(n, int) or n < 1:
+        raise UsageError(
+            f"{where}: {key}.llm_audit needs a diagnosis task, `system:` (a system under `systems:` whose "
+            "model audits) and `instances:` (a positive number of test encounters)",
+            hint=f"systems: {', '.join(config.systems) or 'none'}",
+        )
+    return LLMAudit(config.systems[name], n)
+
+
+def _judge(
+    value: Any, spec: TaskSpec, systems: tuple[SystemChoice, ...], where: str, key: str
+) -> Judge | None:
+    if value is None:
+        return None
+    block = _mapping(value, where, f"{key}.judge")
+    _known(block, {"matcher", "systems", "matcher_set"}, where, f"{key}.judge.")
+    names = [s.name for s in systems]
+    judged = [str(s) for s in block.get("systems") or names]
+    if not spec.needs_matcher or not block.get("matcher") or not set(judged) <= set(names):
+        raise UsageError(
+            f"{where}: {key}.judge needs a task scored through a matcher, `matcher:` and, as "
+            "`systems:`, some of the run's systems",
+            hint=f"the run's systems: {', '.join(names)}",
+        )
+    options = _mapping(block.get("matcher_set") or {}, where, f"{key}.judge.matcher_set")
+    return Judge(str(block["matcher"]), tuple(judged), options)
 
 
 def task_params(spec: TaskSpec, values: dict[str, Any], where: str, key: str) -> Any:

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.errors import output_errors, writable_dir
-from admitdx.runs import fingerprint_files, write_manifest
+from admitdx.runs import fingerprint_files, finished_outputs, write_manifest
 from admitdx.sources.mimic import MimicSource, Needs, open_mimic
 from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
 from admitdx.tasks.erreason.mimic_cohort import Cutoff, create_cohort
@@ -81,7 +81,10 @@ def build_variant(
     force: bool = False,
 ) -> dict[str, Any]:
     """Build ``variant`` from ``mimic_dir`` into ``out_dir``; return the manifest's outputs.
-    (``force`` is accepted for the common build signature: this build is always redone.)"""
+
+    When ``out_dir`` already holds a build of the same inputs (source-file fingerprints, parameters,
+    split file) it is kept and its outputs returned with ``"skipped": True``, unless ``force``, as
+    the other builders do: a study or the demo rerun does not rebuild it."""
     mimic_dir, out_dir = Path(mimic_dir), Path(out_dir)
     writable_dir(out_dir)
     fixed = read_split_file(split_file) if split_file else None
@@ -99,6 +102,9 @@ def build_variant(
                 "params": params.to_dict(),
                 "split_file": fingerprint_files([split_file]) if split_file else None,
             }
+            previous = finished_outputs(out_dir, f"build {variant.task}", inputs)
+            if previous is not None and not force:
+                return {**previous, "skipped": True}
             writer = InstanceWriter(out_dir, variant.schema)
             try:
                 with src.translate_errors():

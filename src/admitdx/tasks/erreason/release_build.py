@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.errors import UsageError, output_errors, writable_dir
-from admitdx.runs import fingerprint_files, write_manifest
+from admitdx.runs import fingerprint_files, finished_outputs, write_manifest
 from admitdx.sources.erreason import CODES_FILE, ENCOUNTERS_FILE, Release, load_release
 from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
 from admitdx.tasks.erreason.release_notes import UNCUT_NOTES, cut
@@ -122,22 +122,26 @@ def build_release_task(
     memory_limit: str = "3GB",
     force: bool = False,
 ) -> dict[str, Any]:
-    """Build ``task`` from the release at ``release_dir`` into ``out_dir``. (``memory_limit`` and
-    ``force`` belong to the common build signature; this build reads no DuckDB and always reruns.)"""
+    """Build ``task`` from the release at ``release_dir`` into ``out_dir``. (``memory_limit``
+    belongs to the common build signature; this build reads no DuckDB.) A build of the same inputs
+    already in ``out_dir`` is kept and its outputs returned with ``"skipped": True``, unless ``force``."""
     release_dir, out_dir = Path(release_dir), Path(out_dir)
     writable_dir(out_dir)
     fixed = read_split_file(split_file) if split_file else None
     report = progress or (lambda stage, done, total: None)
-    release = load_release(release_dir, task.columns, optional=META_COLUMNS)
-    splitter = Splitter(
-        {"test": params.test_fraction, "train": 1 - params.test_fraction}, params.seed, SPLIT_NAMESPACE, fixed
-    )
+    release = load_release(release_dir, task.columns, optional=META_COLUMNS)  # names a missing file
     inputs = {
         "erreason_dir": str(release_dir.resolve()),
         "source_files": fingerprint_files([release_dir / ENCOUNTERS_FILE, release_dir / CODES_FILE]),
         "params": params.to_dict(),
         "split_file": fingerprint_files([split_file]) if split_file else None,
     }
+    previous = finished_outputs(out_dir, f"build {task.task}", inputs)
+    if previous is not None and not force:
+        return {**previous, "skipped": True}
+    splitter = Splitter(
+        {"test": params.test_fraction, "train": 1 - params.test_fraction}, params.seed, SPLIT_NAMESPACE, fixed
+    )
     with output_errors(out_dir):
         writer = InstanceWriter(out_dir, task.schema)
         try:
