@@ -38,12 +38,8 @@ def open_named_client(
     lowest to highest precedence: ``defaults`` (a stage's own, e.g. the teacher's temperature), the
     config entry, ``settings`` (``--set``). ``log_dir`` is where an embedded server's log goes (else
     the cache's log folder)."""
-    from admitdx.llm.client import LLMClient
-    from admitdx.llm.config import LLMConfig
-    from admitdx.llm.local_server import LOG_NAME, LocalServer
+    from admitdx.llm.open import LLM_OPTIONS, LOCAL, open_llm_client
     from admitdx.systems.config import load_config
-
-    llm_options = {f.name for f in dataclasses.fields(LLMConfig)}
 
     run_config = load_config(config_path)
     options: dict[str, Any]
@@ -52,7 +48,7 @@ def open_named_client(
     elif name == LOCAL:
         options = {"base_url": LOCAL}
     elif name in run_config.systems:
-        options = {k: v for k, v in run_config.systems[name].options.items() if k in llm_options}
+        options = {k: v for k, v in run_config.systems[name].options.items() if k in LLM_OPTIONS}
     else:
         known = ", ".join(sorted(run_config.systems)) or "none in --config"
         raise UsageError(f"no LLM system named {name!r}", hint=f"use `local`, or one of: {known}")
