@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from admitdx.cli.options import FLAG
 from admitdx.demo.params import DemoParams
 
 _defaults = DemoParams()
@@ -28,13 +29,17 @@ def demo(
         typer.Option("--test-fraction", min=0.001, max=0.5, help="Share of patients in the test split."),
     ] = _defaults.test_fraction,
     llm: Annotated[
-        bool, typer.Option("--llm/--no-llm", help="Run the local SmolLM2 steps (needs admitdx\\[local]).")
+        bool,
+        typer.Option(
+            "--llm/--no-llm", help="Run the local SmolLM2 steps (needs admitdx\\[local]).", metavar=FLAG
+        ),
     ] = True,
     other_tasks: Annotated[
         bool,
         typer.Option(
             "--other-tasks/--earlydx-only",
             help="Also CliniBench (hosp, ICD-10) and the ER-Reason acuity and disposition tasks.",
+            metavar=FLAG,
         ),
     ] = _defaults.other_tasks,
 ) -> None:

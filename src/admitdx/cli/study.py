@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from admitdx.cli.options import FLAG
+
 
 def study(
     study_file: Annotated[Path, typer.Argument(help="The study file (YAML; see `admitdx.study.spec`).")],
@@ -18,6 +20,7 @@ def study(
             "--dry-run",
             help="Build the datasets (no model call), then print per task × system the instances, the "
             "model calls still to make (cache hits subtracted) and their prompt tokens; call nothing.",
+            metavar=FLAG,
         ),
     ] = False,
 ) -> None:
