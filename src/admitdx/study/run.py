@@ -121,9 +121,7 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any], data
         with steps.step(f"{run.name}: predict {choice.name}"):
             done = run_predictions(dataset, choice, out / "predictions" / choice.name,
                                    allow_hosts=allow_hosts, show_progress=not steps.buffered)  # fmt: skip
-            steps.say(
-                f"   {done.predicted} predicted now, {done.resumed} earlier, {done.outcome()}"
-            )
+            steps.say(f"   {done.predicted} predicted now, {done.resumed} earlier, {done.outcome()}")
             dirs.append(done.out_dir)
     matcher = run.matcher or run.spec.matcher
     if run.spec.needs_matcher and matcher:

@@ -86,21 +86,11 @@ PREVIOUS_DISCHARGE = Section(
 )
 
 
-_SERIAL_LABELS = {
-    "temperature": "T",
-    "heartrate": "HR",
-    "resprate": "RR",
-    "o2sat": "SpO2 ",
-    "sbp": "SBP",
-    "dbp": "DBP",
-}
-
-
 def _serial(v: list[dict[str, Any]] | None, p: SectionOptions) -> str | None:
     if not v:
         return None
     readings = (
-        " ".join(f"{_SERIAL_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields if r[f] is not None)
+        " ".join(f"{ed_vitals.VITAL_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields if r[f] is not None)
         for r in v
     )
     return " | ".join(readings)

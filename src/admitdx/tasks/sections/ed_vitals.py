@@ -19,7 +19,7 @@ from admitdx.tasks.sections.pandas_order import pandas_order
 from admitdx.tasks.sections.pandas_print import Kind, column_kinds, kinds_sql, pandas_str
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
-_LABELS = {
+VITAL_LABELS = {  # the reading's field → its label in the serialized text (ER-Reason's MIMIC sections too)
     "temperature": "T",
     "heartrate": "HR",
     "resprate": "RR",
@@ -77,7 +77,7 @@ def _render(v: Any, p: SectionOptions) -> str | None:
         return _as_pandas(v["rows"], v["kinds"], p)
     if len(v) == 1 and p.single_reading == "twice":
         v = v * 2
-    return " | ".join(" ".join(f"{_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields) for r in v)
+    return " | ".join(" ".join(f"{VITAL_LABELS[f]}{num(r[f])}" for f in p.serial_vital_fields) for r in v)
 
 
 def _as_pandas(rows: list[dict[str, Any]], kinds: dict[str, Kind], p: SectionOptions) -> str:
@@ -86,7 +86,7 @@ def _as_pandas(rows: list[dict[str, Any]], kinds: dict[str, Kind], p: SectionOpt
     shown = [rows[order[0]], rows[order[-1]]] if len(rows) > 1 or p.single_reading == "twice" else rows[:1]
     fields = p.serial_vital_fields
     return " | ".join(
-        " ".join(f"{_LABELS[f].strip()}{pandas_str(r[f], kinds[f])}" for f in fields) for r in shown
+        " ".join(f"{VITAL_LABELS[f].strip()}{pandas_str(r[f], kinds[f])}" for f in fields) for r in shown
     )
 
 
