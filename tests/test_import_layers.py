@@ -39,10 +39,10 @@ LAYERS: dict[str, int] = {
     "metrics": 7,
     "scoring": 8,
     "report": 9,
-    "demo": 10,
-    "study": 10,  # a study runs the stages (and the demo runs a study)
-    "cli": 11,
-    "launcher": 11,  # the console script: --version, then the cli
+    "study": 10,  # a study runs the stages, and knows no demo
+    "demo": 11,  # the demo is one study: its shipped file and a thin verb
+    "cli": 12,
+    "launcher": 12,  # the console script: --version, then the cli
 }
 
 
