@@ -28,7 +28,14 @@ import numpy as np
 
 from admitdx import __version__
 from admitdx.colours import style_at
-from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
+from admitdx.contracts import (
+    INSTANCES_FILE,
+    MATCHES_DIR,
+    PREDICTIONS_FILE,
+    RESULTS_FILE,
+    Instance,
+    load_instances,
+)
 from admitdx.errors import AdmitdxError, UsageError
 from admitdx.jsonl import encode_jsonl
 from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
@@ -53,7 +60,6 @@ from admitdx.systems.labels import benchmark_set
 from admitdx.tasks.registry import task_of
 from admitdx.tasks.spec import TaskSpec
 
-RESULTS_FILE = "results.json"
 PER_INSTANCE_FILE = "per_instance.jsonl"
 
 

@@ -280,6 +280,33 @@ class LLMPredictor:
         )
         return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})
 
+    def part_request(self, inst: Instance, part: str) -> ChatRequest:
+        """One part of a task asked by parts (:mod:`admitdx.systems.part_calls`): the part's own
+        record, the part's exemplar answers, and a one-text schema."""
+        records = self.task.part_records(inst.sections)  # type: ignore[misc]
+        exemplars = []
+        if self.retriever is not None:
+            for hit in reversed(self._neighbours(inst)):
+                ex = self._train[hit.index]
+                answer = text_answer(ex.target[part])  # type: ignore[index]
+                exemplars.append(
+                    {
+                        "record": clip(self.task.part_records(ex.sections)[part], self.max_input_chars),  # type: ignore[misc]
+                        "answer": json.dumps(answer),
+                    }
+                )
+        messages = self.template.render(
+            record=clip(records[part], self.max_input_chars),
+            part=part,
+            reasoning=self.style == "cot",
+            exemplars=exemplars,
+            max_items=self.shape.max_items,
+            graded=self.graded,
+            categories=self.task.categories,
+        )
+        schema = text_schema(reasoning=self.style == "cot")
+        return ChatRequest(messages, schema, {"prompt": self.template.identity(), "part": part})
+
     def to_prediction(self, inst: Instance, c: Completion) -> Prediction:
         error = c.parse_error
         items, answer, reasoning = [], None, None
