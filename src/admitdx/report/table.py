@@ -9,6 +9,7 @@ from typing import Any
 from admitdx.report import evidence
 from admitdx.report.cells import fmt, fmt_ci
 from admitdx.report.levels import level_blocks
+from admitdx.runs import write_aside
 
 MAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("micro_precision", "P"),
@@ -233,5 +234,4 @@ def _counts_block(systems: list[dict[str, Any]]) -> list[str]:
 
 
 def write_table(results: dict[str, Any], path: Path) -> Path:
-    path.write_text(render_table(results), encoding="utf-8")
-    return path
+    return write_aside(path, render_table(results))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from admitdx.contracts import INSTANCES_FILE, load_instances
+from admitdx.errors import InputError
 from admitdx.jsonl import dumps
-from admitdx.runs import write_manifest
+from admitdx.runs import read_manifest, staged_dir, write_manifest
 
 
 def llm_subset(dataset: Path, out: Path, n: int) -> Path:
@@ -18,12 +20,27 @@ def llm_subset(dataset: Path, out: Path, n: int) -> Path:
     test = every_test[:n]
     keep = [i for i in instances if i.split != "test"] + test
     text = "".join(dumps(i.to_dict()) + "\n" for i in keep)
-    path = out / INSTANCES_FILE
-    if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: runs over it resume
-        out.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    outputs = {
+        "subset": f"the first {len(test)} test encounters of {dataset}",
+        "trial": {"n": len(test), "of": len(every_test)},
+    }
+    if _same(out, text, outputs):  # unchanged: runs over it resume
+        return out
+    # the instances and the manifest that marks them a trial land together (a folder rename)
+    with staged_dir(out) as staged:
+        (staged / INSTANCES_FILE).write_text(text, encoding="utf-8")
         # the report reads this and says, on the page, that its numbers describe a subset
-        write_manifest(out, stage="subset", inputs={"dataset": str(dataset)},
-                       outputs={"subset": f"the first {len(test)} test encounters of {dataset}",
-                                "trial": {"n": len(test), "of": len(every_test)}})  # fmt: skip
+        write_manifest(staged, stage="subset", inputs={"dataset": str(dataset)}, outputs=outputs)
     return out
+
+
+def _same(out: Path, text: str, outputs: dict[str, Any]) -> bool:
+    """``out`` holds this subset and the manifest that marks it a trial."""
+    path = out / INSTANCES_FILE
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        return False
+    try:
+        manifest = read_manifest(out) or {}
+    except InputError:  # a damaged manifest: the subset is cut again
+        return False
+    return manifest.get("stage") == "subset" and manifest.get("outputs") == outputs
