@@ -58,6 +58,7 @@ from admitdx.llm.egress import AllowedHost
 from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
 from admitdx.llm.reasoning import truncation_error
+from admitdx.llm.usage import tally_lines
 from admitdx.retrieval import Hit, make_retriever
 from admitdx.systems import register
 from admitdx.systems.part_calls import PART_CALLS, predict_parts
@@ -363,6 +364,16 @@ class LLMPredictor:
                 yield prediction
         finally:
             self._summarize()
+
+    def tokens_over(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The manifest's ``tokens`` over every line of the predictions file (the runner calls this
+        when a run completes, resumed or not), priced as this run is."""
+        return tally_lines(
+            [r.get("usage") for r in records],
+            per_line=len(self.parts) if self.part_calls == "per-part" else 1,
+            cached=self.client.stats.tokens.cached,
+            price_per_million=self.client.config.price_per_million,
+        )
 
     def _summarize(self) -> None:
         """Record the client's and executor's counters in ``fit_summary``; stop the local server."""

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from admitdx.contracts import Instance, Prediction
 from admitdx.executors import Endpoint, Executor
 from admitdx.llm.client import ChatRequest, Completion, LLMClient
+from admitdx.llm.usage import reasoning_tokens
 from admitdx.systems.sample_log import SampleLog
 from admitdx.tasks.answers import read_text
 
@@ -56,6 +57,13 @@ def _joined(inst: Instance, system: str, parts: tuple[str, ...], done: dict[str,
         for k, v in (c.usage or {}).items():
             if isinstance(v, int | float):
                 usage[k] = usage.get(k, 0) + v
+        nested = (
+            reasoning_tokens(c.usage)
+            if isinstance(c.usage, dict) and "reasoning_tokens" not in c.usage
+            else 0
+        )
+        if nested:  # kept at the top level, where the sum can carry it (admitdx.llm.usage reads both)
+            usage["reasoning_tokens"] = usage.get("reasoning_tokens", 0) + nested
     latency = [c.latency_s for c in done.values() if c.latency_s is not None]
     return Prediction(
         instance_id=inst.id,
