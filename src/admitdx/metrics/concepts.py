@@ -19,7 +19,8 @@ Every score says which extractor produced it (``Extractor.name``; ``score --conc
 
 Both drop negated mentions with NegEx (``negspacy``, its ``en_clinical`` termset, on spaCy's
 rule-based tokenizer and sentencizer — no statistical model), so "no chest pain" does not count as
-chest pain; "rule out PE", "r/o" and "evaluate for" are not negations here (:mod:`admitdx.metrics.concepts_negation`).
+chest pain; "rule out PE", "r/o" and "evaluate for" are not negations here
+(:mod:`admitdx.metrics.concepts_negation`).
 They need the ``concepts`` extra (``pip install 'admitdx[concepts]'``);
 :func:`offline_available` says whether it is installed. The LLM-judge variant of concept recall is
 not an extractor: it reads judgements written by ``admitdx judge-concepts``
@@ -40,6 +41,7 @@ from admitdx.metrics.concepts_negation import pipeline
 EXTRA_HINT = "install the concepts extra: pip install 'admitdx[concepts]'"
 EXTRACTORS = ("offline", "quickumls")
 DRUG_MAX_TOKENS = 2  # find_drugs looks at word pairs and single words only
+
 
 class Extractor(Protocol):
     name: str
