@@ -18,11 +18,11 @@ from rich.console import Console
 from admitdx.contracts import MATCHES_DIR, load_instances
 from admitdx.demo.params import DemoParams
 from admitdx.demo.run import STUDY_FILE, demo_study
-from admitdx.demo.steps import Steps
 from admitdx.llm.local_server import llama_cpp_available
 from admitdx.llm.reasoning import TRUNCATED_PREFIX
 from admitdx.study.run import run_study
 from admitdx.study.spec import read_study
+from admitdx.study.steps import Steps
 from admitdx.tasks.registry import get_task
 
 BASELINES = ["frequency", "knn-bm25", "extraction", "tfidf"]

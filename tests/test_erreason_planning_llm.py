@@ -116,12 +116,12 @@ def test_each_part_is_asked_in_its_own_call_with_the_papers_inputs() -> None:
     """Tables 11–13: rule-out and decision factors see demographics, chief complaint, one-liner and
     past notes; the treatment plan also the ED presentation. Each call has its own question and a
     one-text schema; the three answers join into {part: text}, a bad one into a counted parse error."""
-    from admitdx.systems.part_calls import _joined, part_request
+    from admitdx.systems.part_calls import _joined
 
     system = LLMPredictor(task=PLANNING, base_url="http://127.0.0.1:9/v1", model="m")
     assert system.part_calls == "per-part" and system.manifest_inputs()["part_calls"] == "per-part"
     inst = Instance("p1", 1, PLANNING.name, "test", SECTIONS, "", [])
-    asked = {part: part_request(system, inst, part) for part in PARTS}
+    asked = {part: system.part_request(inst, part) for part in PARTS}
     for part, request in asked.items():
         user = request.messages[-1]["content"]
         assert ("Pulse 48" in user) == (part == "treatment_plan") and "presenting with syncope" in user

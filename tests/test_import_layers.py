@@ -39,10 +39,10 @@ LAYERS: dict[str, int] = {
     "metrics": 7,
     "scoring": 8,
     "report": 9,
-    "demo": 10,
-    "study": 10,  # a study runs the stages (and the demo runs a study)
-    "cli": 11,
-    "launcher": 11,  # the console script: --version, then the cli
+    "study": 10,  # a study runs the stages, and knows no demo
+    "demo": 11,  # the demo is one study: its shipped file and a thin verb
+    "cli": 12,
+    "launcher": 12,  # the console script: --version, then the cli
 }
 
 
@@ -77,3 +77,44 @@ def test_no_import_runs_back_up_the_flow() -> None:
             if there in LAYERS and LAYERS[there] > LAYERS[here]:
                 back_edges.append(f"{path.relative_to(PACKAGE)}:{line} imports {module}")
     assert not back_edges, "\n".join(back_edges)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _target(module: str, names: list[str], modules: set[str]) -> list[str]:
+    """The admitdx modules an import names: ``from admitdx.a import b`` is ``admitdx.a.b`` when b is
+    a module, else ``admitdx.a``."""
+    found = [f"{module}.{n}" for n in names if f"{module}.{n}" in modules]
+    return found or ([module] if module in modules else [])
+
+
+def _import_graph() -> dict[str, set[str]]:
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in paths}
+    for module, path in paths.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                graph[module] |= set(_target(node.module, [a.name for a in node.names], set(paths)))
+            elif isinstance(node, ast.Import):
+                graph[module] |= {a.name for a in node.names if a.name in paths}
+    return graph
+
+
+def test_no_two_modules_import_each_other_round_a_circle() -> None:
+    """A circle of imports (a → b → … → a, lazy and type-only imports included) works only by the
+    order modules happen to load in, and neither of its modules can be read or moved alone."""
+    graph = _import_graph()
+    circles = set()
+    for start in graph:
+        stack = [(start, (start,))]
+        while stack:
+            here, path = stack.pop()
+            for there in graph[here]:
+                if there == start and len(path) > 1:
+                    circles.add(" → ".join((*path, start)))
+                elif there not in path and there > start:  # each circle once, from its first module
+                    stack.append((there, (*path, there)))
+    assert not circles, "\n".join(sorted(circles))

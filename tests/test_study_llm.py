@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from admitdx.demo.steps import Steps
 from admitdx.llm.local_server import LocalServer
 from admitdx.study.dry_run import CHARS_PER_TOKEN, dry_run
 from admitdx.study.run import run_study
 from admitdx.study.spec import load_study
+from admitdx.study.steps import Steps
 
 SUBSET = 3
 

@@ -61,6 +61,7 @@ CONTRACT_VERSION = 2
 INSTANCES_FILE = "instances.jsonl"
 PREDICTIONS_FILE = "predictions.jsonl"
 MATCHES_DIR = "matches"
+RESULTS_FILE = "results.json"  # what `admitdx score` writes
 
 EvidenceClass = Literal["supported", "partial", "unsupported"]
 Status = Literal["confirmed", "suspected"]

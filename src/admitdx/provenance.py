@@ -15,6 +15,11 @@ admitdx; the results record that. A run whose manifest says it is complete is al
 damage the manifest can see: a last line cut off (a full disk, an interrupted copy) or fewer
 lines than it recorded. Only an unfinished run may end in a cut line (the kill that stopped it):
 that line is dropped, and ``predict`` redoes it on resume.
+
+A completed run also binds its file to its bytes (``predictions_sha256``, beside ``predictions``,
+its line count): another run's file put in its place, or another dataset's lines appended to it,
+would otherwise be matched and scored as this run's, and ``predict`` would bless them on a rerun.
+Manifests written before the digest was recorded are checked as before.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from admitdx.runs import read_manifest, sha256_file, sha256_text
 
 ALLOW_FLAG = "--allow-label-change"
 NO_MANIFEST_FLAG = "--allow-no-manifest"
+PREDICTIONS_DIGEST = "predictions_sha256"
 
 
 def inputs_sha256(instances: Sequence[Instance]) -> str:
@@ -104,7 +110,8 @@ def _without_manifest(dataset_dir: Path, predictions_dir: Path, allowed: bool) -
 
 def check_complete_run(predictions_dir: Path, manifest: dict[str, Any]) -> None:
     """InputError, naming file and line, for a run whose manifest says complete but whose
-    predictions file ends in a cut line or holds fewer lines than the manifest counted."""
+    predictions file ends in a cut line, holds fewer lines than the manifest counted, or is not the
+    file the run completed (:func:`check_bound_bytes`)."""
     outputs = manifest.get("outputs") or {}
     path = predictions_dir / PREDICTIONS_FILE
     if not isinstance(outputs, dict) or outputs.get("complete") is not True or not path.is_file():
@@ -130,3 +137,32 @@ def check_complete_run(predictions_dir: Path, manifest: dict[str, Any]) -> None:
             row=lines + 1,
             hint=restore,
         )
+    check_bound_bytes(predictions_dir, outputs)
+
+
+def check_bound_bytes(predictions_dir: Path, outputs: Any, *, lost_lines_ok: bool = False) -> None:
+    """InputError naming the file when a completed run's ``predictions.jsonl`` is not the file its
+    manifest recorded (another run's file, lines appended or duplicated); silent for manifests
+    without the digest (written before it was recorded) and for unfinished runs. ``predict`` passes
+    ``lost_lines_ok``: a file that lost lines (a cut tail, an interrupted copy) is resumed, which
+    makes the lost predictions again, as the refusal of ``match`` and ``score`` advises."""
+    if not isinstance(outputs, dict):
+        return
+    recorded = outputs.get(PREDICTIONS_DIGEST)
+    path = Path(predictions_dir) / PREDICTIONS_FILE
+    if outputs.get("complete") is not True or not isinstance(recorded, str) or not path.is_file():
+        return
+    now = sha256_file(path)
+    if now == recorded:
+        return
+    lines = path.read_bytes().count(b"\n")
+    counted = outputs.get("predictions")
+    if lost_lines_ok and isinstance(counted, int) and lines < counted:
+        return
+    raise InputError(
+        f"not the file this run completed: {lines} lines, sha256 {now[:12]}…, but its manifest "
+        f"recorded {counted} lines, sha256 {recorded[:12]}…",
+        table=str(path),
+        hint=f"restore the run's own file, or delete {predictions_dir} and predict again "
+        "(another run's file or lines added to it would be taken for this run's)",
+    )

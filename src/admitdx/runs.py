@@ -13,8 +13,9 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,42 +32,82 @@ def exclusive(out_dir: Path, stage: str) -> Iterator[None]:
     """Hold the output directory's single-writer lock while a stage writes into it.
 
     Two runs appending to one directory would write every record twice (and pay for every model
-    call twice); the second one is refused at once instead. The lock is an ``flock`` on
-    ``.admitdx.lock``, which the operating system releases when the holder exits — also after a
-    ``kill -9`` — so a crashed run never leaves a stale lock behind.
+    call twice); the second one is refused at once instead. The lock is an ``flock`` on the
+    directory itself, which the operating system releases when the holder exits — also after a
+    ``kill -9`` — so a crashed run never leaves a stale lock behind. It was an ``flock`` on the file
+    ``.admitdx.lock``, and deleting that file mid-run let a second run lock a new one and append
+    beside the first (64 lines for 40 instances); no file inside the directory can take the lock
+    away now. ``.admitdx.lock`` only names the holder, for the refusal's message.
     """
     out_dir = Path(out_dir)
     writable_dir(out_dir)  # an unwritable or full --out is a UsageError naming it, not a traceback
     with output_errors(out_dir):
-        handle = (out_dir / LOCK_FILE).open("a+", encoding="utf-8")
+        fd = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
-        handle.close()
+        os.close(fd)
         raise UsageError(
-            f"{out_dir} is being written by another admitdx run ({holder})",
+            f"{out_dir} is being written by another admitdx run ({_holder(out_dir)})",
             hint="wait for it to finish, or choose another --out",
         ) from None
     try:
         with output_errors(out_dir):  # the holder's name is for people; a full disk must not crash here
-            handle.seek(0)
-            handle.truncate()
-            handle.write(
-                f"{stage}, pid {os.getpid()}, since {datetime.now(UTC).isoformat(timespec='seconds')}\n"
+            (out_dir / LOCK_FILE).write_text(
+                f"{stage}, pid {os.getpid()}, since {datetime.now(UTC).isoformat(timespec='seconds')}\n",
+                encoding="utf-8",
             )
-            handle.flush()
-    except BaseException:
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        with suppress(OSError):  # closing flushes the unwritten line again
-            handle.close()
-        raise
-    try:
         yield
     finally:
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        handle.close()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _holder(out_dir: Path) -> str:
+    """The line the lock's holder wrote, for the refusal's message."""
+    try:
+        return (out_dir / LOCK_FILE).read_text(encoding="utf-8").strip() or "another process"
+    except (OSError, UnicodeDecodeError):
+        return "another process"
+
+
+@contextmanager
+def staged_dir(out_dir: Path) -> Iterator[Path]:
+    """A folder whose files are committed together: the caller writes into the yielded sibling
+    folder, which replaces ``out_dir`` by a rename only when the block ends without an error. A
+    kill at any moment leaves the old ``out_dir`` (or none) and a hidden ``.NAME.*`` folder, never
+    a file without its manifest: a subset's instances without the manifest that marks them a
+    trial were taken by a rerun for the whole split."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.tmp")
+    old = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.old")
+    for leftover in out_dir.parent.glob(f".{out_dir.name}.*.*"):  # a killed run's, or this pid's
+        if leftover.suffix in (".tmp", ".old") and not _alive(leftover.stem.rpartition(".")[2]):
+            shutil.rmtree(leftover, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+        if out_dir.exists():
+            out_dir.rename(old)  # a kill before the next rename leaves no out_dir: the rerun redoes it
+        tmp.rename(out_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _alive(pid: str) -> bool:
+    """Whether another process ``pid`` (from a leftover's name) still runs: its staging folder is
+    in use. This process's own leftovers are from an earlier call that failed."""
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
@@ -117,11 +158,20 @@ def write_manifest(out_dir: Path, *, stage: str, inputs: dict[str, Any], outputs
     }
     path = out_dir / MANIFEST_FILE
     # written aside and renamed: a kill or a full disk mid-write leaves the old manifest, never half of one
-    tmp = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
+    return write_aside(path, json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def write_aside(path: Path, text: str | bytes) -> Path:
+    """Write ``path`` beside itself (``.NAME.PID.tmp``) and rename it into place: a kill or a full
+    disk mid-write leaves the old file or none, never half of one a rerun would trip on (an empty
+    match summary was "not JSON" to every rerun of a study killed while writing it)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
-        )
+        if isinstance(text, bytes):
+            tmp.write_bytes(text)
+        else:
+            tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -32,8 +32,8 @@ def study(
 
     Example: admitdx study study.yaml --dry-run
     """
-    from admitdx.demo.steps import Steps
     from admitdx.study.spec import load_study
+    from admitdx.study.steps import Steps
 
     console = Console(stderr=True)
     spec = load_study(study_file)

@@ -20,13 +20,20 @@ from rich.table import Table
 
 from admitdx.cli.data import data_app
 from admitdx.cli.options import FLAG
+from admitdx.errors import UsageError
+
+PATIENTS = 1000
+ENCOUNTERS = 400
 
 console = Console()
 
 
 def synth(
     out: Annotated[Path, typer.Option("--out", help="Folder to create (new or empty, unless --force).")],
-    patients: Annotated[int, typer.Option("--patients", min=1, help="Number of synthetic patients.")] = 1000,
+    patients: Annotated[
+        int | None,
+        typer.Option("--patients", min=1, help=f"Number of synthetic patients (default: {PATIENTS})."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed; same seed, byte-identical files.")] = 0,
     workers: Annotated[
         int | None, typer.Option("--workers", min=1, help="Worker processes (default: up to 2).")
@@ -48,8 +55,11 @@ def synth(
         ),
     ] = False,
     encounters: Annotated[
-        int, typer.Option("--encounters", min=1, help="With --erreason: number of encounters.")
-    ] = 400,
+        int | None,
+        typer.Option(
+            "--encounters", min=1, help=f"With --erreason: number of encounters (default: {ENCOUNTERS})."
+        ),
+    ] = None,
 ) -> None:
     """Generate a synthetic MIMIC-IV root (hosp, ed, note, ecg, echo as gzip CSV) plus _truth/,
     or with --erreason a synthetic ER-Reason release.
@@ -58,9 +68,13 @@ def synth(
 
     Example: admitdx data synth --erreason --out data/er-reason --encounters 400 --seed 0
     """
+    _refuse_idle_options(erreason, patients=patients, workers=workers, report=report, encounters=encounters)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder", hint="choose a folder to create")
     if erreason:
-        _synth_release(out, encounters, seed, force)
+        _synth_release(out, encounters or ENCOUNTERS, seed, force)
         return
+    patients = patients or PATIENTS
     from admitdx.synthetic import generate_synthetic
 
     columns = (
@@ -95,12 +109,33 @@ def synth(
         _print_report(out)
 
 
-def _synth_release(out: Path, encounters: int, seed: int, force: bool) -> None:
-    from admitdx.errors import UsageError
-    from admitdx.synthetic.erreason import generate_release
+def _refuse_idle_options(erreason: bool, **given: object) -> None:
+    """An option the chosen generator does not read is refused, not ignored: ``--report`` with
+    ``--erreason`` printed nothing, and ``--patients`` sized nothing."""
+    idle = ("encounters",) if not erreason else ("patients", "workers", "report")
+    named = [f"--{k}" for k in idle if given[k] not in (None, False)]
+    if named:
+        which = "a synthetic ER-Reason release" if erreason else "a synthetic MIMIC-IV root"
+        raise UsageError(
+            f"{', '.join(named)} does nothing for {which}",
+            hint="leave it out" + ("" if erreason else ", or pass --erreason for a release of that size"),
+        )
 
-    if out.exists() and any(out.iterdir()) and not force:
+
+def _synth_release(out: Path, encounters: int, seed: int, force: bool) -> None:
+    from admitdx.sources.erreason import CODES_FILE, ENCOUNTERS_FILE
+    from admitdx.synthetic.erreason import generate_release
+    from admitdx.synthetic.erreason.generate import TRUTH_DIR
+
+    inside = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if inside and not force:
         raise UsageError(f"{out} is not empty", hint="choose a new folder or pass --force")
+    others = [name for name in inside if name not in (ENCOUNTERS_FILE, CODES_FILE, TRUTH_DIR)]
+    if others:  # the release replaces the folder whole, so --force may replace only a release
+        raise UsageError(
+            f"{out} holds more than a release ({', '.join(others[:5])}), which --force would delete",
+            hint="choose a new folder",
+        )
     generate_release(out, encounters, seed)
     console.print(f"wrote a synthetic ER-Reason release of {encounters:,} encounters to {out}")
 

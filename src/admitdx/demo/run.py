@@ -10,13 +10,13 @@ from typing import Any
 from rich.console import Console
 
 from admitdx.demo.params import DemoParams
-from admitdx.demo.steps import Steps, cpu_seconds
 from admitdx.llm.local_server import llama_cpp_available
 from admitdx.llm.open import LOCAL
 from admitdx.report.console import print_headline
 from admitdx.study.leaderboard import Scored
 from admitdx.study.run import run_study
 from admitdx.study.spec import read_study
+from admitdx.study.steps import Steps, cpu_seconds
 from admitdx.synthetic import generate_synthetic, read_truth_meta
 from admitdx.yaml_reader import load_yaml
 

@@ -122,6 +122,10 @@ class ResponseCache:
         if row is None:
             return None
         raw, usage, latency, finish = row
+        if not isinstance(raw, str):  # a number a server once sent as its content: not an answer, ask again
+            with self._translated():
+                self._con.execute("DELETE FROM responses WHERE key = ?", (key,))
+            return None
         return CachedResponse(raw, json.loads(usage) if usage else None, latency, finish)
 
     def put(

@@ -18,7 +18,7 @@ probe is unusable: :class:`ServerUnusable` (exit 2) names the reason.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import httpx
@@ -31,6 +31,11 @@ from admitdx.llm.usage import reasoning_tokens
 
 PROBE_MAX_TOKENS = 256  # enough for a short answer after some thinking; a check must stay cheap
 PROBE_RETRIES = 1  # a server still loading or rate-limiting gets one more chance, not a run's patience
+#: Seconds a probe waits for an answer unless ``timeout_s`` is set to another value than a run's
+#: default (120 s): a server that accepts and never answers held the check for 6 minutes.
+CHECK_TIMEOUT_S = 10.0
+LOADING = "HTTP 503"  # llama.cpp's server and vLLM answer 503 while the model loads
+STILL_LOADING = "still loading its model (it answers HTTP 503)"
 PROBE_MESSAGES = [
     {"role": "system", "content": "You are a careful emergency physician."},
     {
@@ -53,6 +58,7 @@ OWNERS = {
     "openai": "openai",
 }
 CONTEXT_FIELDS = ("max_model_len", "context_length")
+RUN_TIMEOUT_S = next(f.default for f in fields(LLMConfig) if f.name == "timeout_s")
 
 
 class ServerUnusable(UsageError):
@@ -118,13 +124,37 @@ def _probe(name: str, config: LLMConfig, allow_hosts: list[AllowedHost], schema:
     try:
         c = client.complete_json(PROBE_MESSAGES, schema)
     except UsageError as e:
-        first_line = str(e).splitlines()[0]
-        return Probe(name, "refused", time.perf_counter() - t0, first_line[:160]), client.dialect
+        return Probe(name, "refused", time.perf_counter() - t0, _why(str(e), config)), client.dialect
+    usage = c.usage if isinstance(c.usage, dict) else None  # a server may send anything there
     outcome = "truncated" if c.truncated else ("unreadable" if c.parse_error and schema else "answered")
     shown = (c.parse_error if schema is not None or c.truncated else None) or c.raw.strip()
     detail = shown.replace("\n", " ")[:80]
-    thought = bool(c.reasoning) or reasoning_tokens(c.usage or {}) > 0  # OpenAI only counts its thinking
-    return Probe(name, outcome, c.latency_s, detail, thought, c.usage), client.dialect
+    thought = bool(c.reasoning) or reasoning_tokens(usage or {}) > 0  # OpenAI only counts its thinking
+    return Probe(name, outcome, c.latency_s, detail, thought, usage), client.dialect
+
+
+def _why(error: str, config: LLMConfig) -> str:
+    """A refused probe's detail: the two common cases in words, else the error's first line."""
+    if LOADING in error:
+        return STILL_LOADING
+    if "Timeout" in error:
+        return f"no answer within {config.timeout_s:g} s (timeout_s)"
+    return error.splitlines()[0][:160]
+
+
+def _unusable(config: LLMConfig, report: CheckReport, plain: Probe) -> ServerUnusable:
+    """Why the plain probe failed: still loading, or not answering a chat request."""
+    if plain.detail == STILL_LOADING:
+        return ServerUnusable(
+            f"the server at {config.base_url} is {STILL_LOADING}",
+            hint="wait until it has loaded, then check again",
+        )
+    listed = "" if report.models_error else f" (it lists {', '.join(report.models) or 'no models'})"
+    return ServerUnusable(
+        f"the server at {config.base_url} does not answer a chat request{listed}: {plain.detail}",
+        hint="check base_url (…/v1), model, api_key_env and server; `--set server=…` names its dialect; "
+        "a slow server may need --set timeout_s=60",
+    )
 
 
 def check_server(config: LLMConfig, allow_hosts: list[AllowedHost] | None = None) -> CheckReport:
@@ -132,22 +162,20 @@ def check_server(config: LLMConfig, allow_hosts: list[AllowedHost] | None = None
     allow_hosts = allow_hosts or []
     config = replace(config, cache_path=None, cache_only=False, max_tokens=PROBE_MAX_TOKENS, concurrency=1)
     config = replace(config, retries=min(config.retries, PROBE_RETRIES), backoff_max_s=1.0)  # answers fast
+    if config.timeout_s == RUN_TIMEOUT_S:
+        config = replace(config, timeout_s=CHECK_TIMEOUT_S)
     client = LLMClient(config, allow_hosts=allow_hosts)  # the egress guard, before any request
     report = CheckReport(config.base_url, config.server)
     try:
         report.models, report.context_length, owner = _models(client)
         if config.server == "auto" and owner in OWNERS:
             report.server = OWNERS[owner]
-    except (httpx.HTTPError, ValueError, AttributeError) as e:
+    except (httpx.HTTPError, ValueError, AttributeError, TypeError) as e:  # any odd /models answer
         report.models_error = client.redact(f"{type(e).__name__}: {e}")[:160]
     plain, _ = _probe("plain", config, allow_hosts, None)
     report.probes.append(plain)
     if plain.outcome == "refused":
-        listed = "" if report.models_error else f" (it lists {', '.join(report.models) or 'no models'})"
-        raise ServerUnusable(
-            f"the server at {config.base_url} does not answer a chat request{listed}: {plain.detail}",
-            hint="check base_url (…/v1), model, api_key_env and server; `--set server=…` names its dialect",
-        )
+        raise _unusable(config, report, plain)
     schema_probe, dialect = _probe("JSON schema", config, allow_hosts, PROBE_SCHEMA)
     report.probes.append(schema_probe)
     report.structured = dialect if schema_probe.outcome == "answered" else "none"

@@ -84,11 +84,27 @@ def split_thinking(text: str) -> Split:
 
 
 def message_text(message: dict[str, Any]) -> str:
-    """One text for a response message: its thinking field (if any) in ``<think>`` tags, then content."""
-    content = message.get("content") or ""
+    """One text for a response message: its thinking field (if any) in ``<think>`` tags, then content.
+
+    ``content`` is a string, or a list of text parts (``[{"type": "text", "text": …}]``, which some
+    OpenAI-compatible servers send), joined; anything else (a number, an object, a part that is
+    not text) is a TypeError, which the client treats as an unreadable body: retried, never cached
+    as the model's answer."""
+    content = content_text(message.get("content"))
     fields = (message.get(f) for f in REASONING_FIELDS)
     thinking = next((f for f in fields if isinstance(f, str) and f), None)
     return join_thinking(thinking, content)
+
+
+def content_text(content: Any) -> str:
+    """A message's ``content`` as one text (see :func:`message_text`); TypeError naming what it is."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        texts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None for p in content]
+        if all(isinstance(t, str) for t in texts):
+            return "".join(texts)
+    raise TypeError(f"message content is {type(content).__name__}, not a text or a list of text parts")
 
 
 def join_thinking(thinking: str | None, answer: str) -> str:

@@ -10,7 +10,9 @@ completion tokens once. Some servers report the reasoning count at the top level
 
 The tally covers every answer the run used, cached ones too (``cached`` says how many): it is what
 these predictions took to produce, which is the figure a paper's cost column needs; a rerun from the
-cache spends nothing new, and its ``model_calls`` of 0 says so.
+cache spends nothing new, and its ``model_calls`` of 0 says so. A run that resumes an interrupted one
+sums the ``usage`` every line of its file keeps (:func:`tally_lines`), so the lines written before
+the interruption are counted too.
 
 A server that reports no ``usage`` (some proxies, older Ollama builds) leaves the answer
 ``without_usage``, unless the ``tokenizer`` option names the model's ``tokenizer.json`` (or its
@@ -85,6 +87,22 @@ class TokenTally:
             out["price_per_million"] = dict(price_per_million)
             out["cost_usd"] = round(cost, 6)
         return out
+
+
+def tally_lines(
+    usages: list[Any], *, per_line: int, cached: int, price_per_million: dict[str, float] | None
+) -> dict[str, Any]:
+    """The ``tokens`` record of a whole predictions file: each line's ``usage`` summed, the lines an
+    earlier (killed or limited) run wrote as much as this run's, since a resumed run's own tally
+    covers only what it asked. ``per_line`` answers stand behind each line (one per part when a
+    task is asked by parts); ``cached`` is this run's count, the only one known."""
+    tally = TokenTally()
+    for usage in usages:
+        tally.add(usage, cached=False)
+    tally.answers *= per_line
+    tally.without_usage *= per_line
+    tally.cached = cached
+    return tally.summary(price_per_million)
 
 
 @lru_cache(maxsize=4)

@@ -34,7 +34,7 @@ from admitdx.errors import InputError, UsageError
 from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl, write_jsonl
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask
 from admitdx.provenance import check_predictions_dataset
-from admitdx.runs import exclusive, sha256_file
+from admitdx.runs import exclusive, sha256_file, write_aside
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -203,7 +203,7 @@ def _run_matcher(
     summary = {**_summary(matcher, label, dataset_dir, predictions_dir, matches, len(todo), cached),
                "provenance": provenance}  # fmt: skip
     summary_path = path.with_suffix(".summary.json")
-    summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_aside(summary_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return MatchRun(path=path, matches=matches, computed=len(todo), cached=cached, summary=summary)
 
 

@@ -19,7 +19,8 @@ Every score says which extractor produced it (``Extractor.name``; ``score --conc
 
 Both drop negated mentions with NegEx (``negspacy``, its ``en_clinical`` termset, on spaCy's
 rule-based tokenizer and sentencizer — no statistical model), so "no chest pain" does not count as
-chest pain; "rule out PE", "r/o" and "evaluate for" are not negations here (:data:`CONSIDERING`).
+chest pain; "rule out PE", "r/o" and "evaluate for" are not negations here
+(:mod:`admitdx.metrics.concepts_negation`).
 They need the ``concepts`` extra (``pip install 'admitdx[concepts]'``);
 :func:`offline_available` says whether it is installed. The LLM-judge variant of concept recall is
 not an extractor: it reads judgements written by ``admitdx judge-concepts``
@@ -35,24 +36,11 @@ from typing import Any, Protocol
 
 from admitdx.errors import UsageError
 from admitdx.metrics.concepts_icd import MAX_TOKENS, words
+from admitdx.metrics.concepts_negation import pipeline
 
 EXTRA_HINT = "install the concepts extra: pip install 'admitdx[concepts]'"
 EXTRACTORS = ("offline", "quickumls")
 DRUG_MAX_TOKENS = 2  # find_drugs looks at word pairs and single words only
-#: NegEx's en_clinical triggers that name what is being considered, not what is absent: in ER-Reason's
-#: rule-out differential ("Rule out ACS, PE") they would negate every concept the physician listed.
-#: "ruled out" and "rules out" (a finished work-up) still negate.
-CONSIDERING = frozenset(
-    (
-        "rule out",
-        "rule him out",
-        "rule her out",
-        "rule patient out",
-        "rule the patient out",
-        "r/o",
-        "evaluate for",
-    )
-)
 
 
 class Extractor(Protocol):
@@ -68,21 +56,6 @@ def offline_available() -> bool:
         importlib.util.find_spec(m) is not None
         for m in ("spacy", "negspacy", "drug_named_entity_recognition", "simple_icd_10_cm")
     )
-
-
-@cache
-def pipeline() -> Any:
-    """spaCy's rule-based English tokenizer, a sentencizer and NegEx (negated entities marked)."""
-    import spacy
-    from negspacy.negation import Negex  # noqa: F401  (registers the "negex" factory)
-    from negspacy.termsets import termset
-
-    patterns = termset("en_clinical").get_patterns()
-    patterns["preceding_negations"] = [p for p in patterns["preceding_negations"] if p not in CONSIDERING]
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    nlp.add_pipe("negex", config={"neg_termset": patterns})
-    return nlp
 
 
 def _greedy(words: list[str], table: dict[str, str], max_tokens: int) -> list[tuple[int, int, str]]:

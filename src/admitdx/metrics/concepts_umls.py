@@ -7,7 +7,7 @@ recipe). Two of QuickUMLS's steps would otherwise download at run time, and neit
 
 - **spaCy model.** QuickUMLS standing alone loads ``en_core_web_sm``. Constructed with
   ``spacy_component=True`` it loads none, and its matcher runs on a Doc we tokenize with a blank
-  English pipeline (:func:`admitdx.metrics.concepts.pipeline`, no statistical model), as QuickUMLS's
+  English pipeline (:func:`admitdx.metrics.concepts_negation.pipeline`, no statistical model), as QuickUMLS's
   own spaCy component does by calling ``QuickUMLS._match(doc)``. Without a tagger every token's
   part of speech is empty, so QuickUMLS's POS rules (no span starting or ending on a determiner,
   adposition or conjunction) do not fire; its stop-word, punctuation and number rules do.
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.errors import UsageError
+from admitdx.metrics.concepts_negation import pipeline
 
 INSTALL_HINT = "pip install 'admitdx[concepts,umls]', then index your UMLS release (metrics README)"
 INDEX_FILES = ("umls-simstring.db", "cui-semtypes.db")
@@ -73,8 +74,6 @@ class QuickUmlsExtractor:
         _check_index(self.index)
         _check_stopwords()
         from quickumls import QuickUMLS
-
-        from admitdx.metrics.concepts import pipeline
 
         try:
             self._matcher = QuickUMLS(

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from admitdx.report import plots
+from admitdx.runs import write_aside
 
 BROWSER_FILE = "encounters.html"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -51,5 +52,4 @@ def render_browser(results: dict[str, Any], encounters: list[dict[str, Any]]) ->
 
 def write_browser(run_dir: Path, results: dict[str, Any], encounters: list[dict[str, Any]]) -> Path:
     out = Path(run_dir) / BROWSER_FILE
-    out.write_text(render_browser(results, encounters), encoding="utf-8")
-    return out
+    return write_aside(out, render_browser(results, encounters))

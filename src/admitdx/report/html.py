@@ -28,6 +28,7 @@ from admitdx.report.table import (
     fmt_ci,
     shown_metrics,
 )
+from admitdx.runs import write_aside
 from admitdx.scoring.run import RESULTS_FILE
 
 REPORT_FILE = "report.html"
@@ -152,5 +153,4 @@ def write_report(run_dir: Path) -> Path:
     """Render ``RUN_DIR/report.html`` from ``RUN_DIR/results.json``."""
     out = Path(run_dir) / REPORT_FILE
     browser = BROWSER_FILE if (Path(run_dir) / BROWSER_FILE).exists() else None
-    out.write_text(render_report(load_results(run_dir), browser), encoding="utf-8")
-    return out
+    return write_aside(out, render_report(load_results(run_dir), browser))

@@ -12,6 +12,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from admitdx.report.latex import escape
 from admitdx.report.table import fmt
+from admitdx.runs import write_aside
 
 LEADERBOARD = "leaderboard"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -111,11 +112,7 @@ def render_html(board: dict[str, Any]) -> str:
 def write_leaderboard_files(board: dict[str, Any], out_dir: Path) -> Path:
     """Write the four files into ``out_dir``; returns the path of leaderboard.html."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{LEADERBOARD}.json").write_text(
-        json.dumps(board, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (out_dir / f"{LEADERBOARD}.md").write_text(render_markdown(board), encoding="utf-8")
-    (out_dir / f"{LEADERBOARD}.tex").write_text(render_latex(board), encoding="utf-8")
-    html = out_dir / f"{LEADERBOARD}.html"
-    html.write_text(render_html(board), encoding="utf-8")
-    return html
+    write_aside(out_dir / f"{LEADERBOARD}.json", json.dumps(board, indent=1, ensure_ascii=False) + "\n")
+    write_aside(out_dir / f"{LEADERBOARD}.md", render_markdown(board))
+    write_aside(out_dir / f"{LEADERBOARD}.tex", render_latex(board))
+    return write_aside(out_dir / f"{LEADERBOARD}.html", render_html(board))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from admitdx.report.cells import fmt, fmt_ci
+
 CONDITIONAL = ("ccsr_conditional", "ccsr_coverage", "hcc_conditional", "hcc_coverage")
 CEILINGS = ("exact", "category3", "ccsr", "hcc")
 
@@ -16,8 +18,6 @@ def _row(cells: list[str]) -> str:
 
 
 def level_blocks(results: dict[str, Any]) -> list[str]:
-    from admitdx.report.table import fmt, fmt_ci
-
     systems = results["systems"]
     if not systems or "main.hcc_conditional" not in systems[0]["metrics"]:
         return []

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.report import evidence
+from admitdx.report.cells import fmt, fmt_ci
 from admitdx.report.levels import level_blocks
+from admitdx.runs import write_aside
 
 MAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("micro_precision", "P"),
@@ -68,23 +70,6 @@ OFFLINE_CONCEPTS_NOTE = (
     "Offline concepts (ICD-10-CM categories, DrugBank ids, admitdx's terms) are not comparable with "
     "ER-Reason's table 4, which counts UMLS CUIs."
 )
-
-
-def fmt(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def fmt_ci(metric: dict[str, Any] | None, digits: int = 3, name: str = "") -> str:
-    """``0.512 [0.488, 0.537]``; the bracket is left out when no interval was computed, and an
-    uninformative interval (:func:`admitdx.report.evidence.uninformative`) carries a ``†``."""
-    if not metric or metric.get("value") is None:
-        return "–"
-    ci = metric.get("ci")
-    text = fmt(metric["value"], digits)
-    if not ci:
-        return text
-    mark = evidence.UNINFORMATIVE_MARK if evidence.uninformative(metric, name) else ""
-    return f"{text} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]{mark}"
 
 
 def _cell(results: dict[str, Any], system: dict[str, Any], name: str) -> str:
@@ -249,5 +234,4 @@ def _counts_block(systems: list[dict[str, Any]]) -> list[str]:
 
 
 def write_table(results: dict[str, Any], path: Path) -> Path:
-    path.write_text(render_table(results), encoding="utf-8")
-    return path
+    return write_aside(path, render_table(results))

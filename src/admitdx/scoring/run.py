@@ -28,13 +28,20 @@ import numpy as np
 
 from admitdx import __version__
 from admitdx.colours import style_at
-from admitdx.contracts import INSTANCES_FILE, MATCHES_DIR, PREDICTIONS_FILE, Instance, load_instances
+from admitdx.contracts import (
+    INSTANCES_FILE,
+    MATCHES_DIR,
+    PREDICTIONS_FILE,
+    RESULTS_FILE,
+    Instance,
+    load_instances,
+)
 from admitdx.errors import AdmitdxError, UsageError
 from admitdx.jsonl import encode_jsonl
 from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
 from admitdx.metrics import bootstrap
 from admitdx.provenance import check_predictions_dataset
-from admitdx.runs import exclusive, read_manifest, sha256_file, write_manifest
+from admitdx.runs import exclusive, read_manifest, sha256_file, write_aside, write_manifest
 from admitdx.scoring import parallel
 from admitdx.scoring.context import (
     absent_sections,
@@ -53,7 +60,6 @@ from admitdx.systems.labels import benchmark_set
 from admitdx.tasks.registry import task_of
 from admitdx.tasks.spec import TaskSpec
 
-RESULTS_FILE = "results.json"
 PER_INSTANCE_FILE = "per_instance.jsonl"
 
 
@@ -173,10 +179,8 @@ def _score_run(
         "systems": results,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / RESULTS_FILE).write_text(
-        json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (out_dir / PER_INSTANCE_FILE).write_bytes(b"".join(s.lines for s in scored))
+    write_aside(out_dir / RESULTS_FILE, json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    write_aside(out_dir / PER_INSTANCE_FILE, b"".join(s.lines for s in scored))
     write_manifest(out_dir, stage="score", inputs=_manifest_inputs(dataset_dir, params, scored), outputs={
         "systems": [s.name for s in scored],
         "instances": len(ctx.instances),

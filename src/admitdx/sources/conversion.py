@@ -71,17 +71,51 @@ def recorded_entries(out: Path) -> dict[str, dict[str, Any]]:
 
 
 def read_conversion(folder: Path) -> dict[str, Any] | None:
-    """The convert manifest in ``folder``, None if there is none; ``{}`` if it cannot be parsed."""
+    """The convert manifest in ``folder``, None if there is none; ``{}`` if it is damaged
+    (:func:`checked_conversion` says how): ``convert`` then redoes every table."""
+    try:
+        return checked_conversion(folder)
+    except InputError:
+        return {}
+
+
+def checked_conversion(folder: Path) -> dict[str, Any] | None:
+    """The convert manifest in ``folder``, None if there is none (or another stage's); InputError
+    naming it when it is not JSON, or its ``outputs`` or ``tables`` are not what ``convert`` writes.
+    ``convert`` writes it aside and renames it, so a kill never leaves half of one: a damaged one was
+    edited or damaged on disk, and is not "an unfinished conversion of 0 tables"."""
     path = folder / MANIFEST_FILE
     if not path.is_file():
         return None
+    redo = f"rerun `admitdx data convert` into {folder} (it redoes what it cannot trust), or convert anew"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):  # cut off by a kill while it was written
-        return {}
-    if not isinstance(manifest, dict) or manifest.get("stage") != STAGE:
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"not a conversion manifest: not JSON ({e})", table=str(path), hint=redo) from None
+    if not isinstance(manifest, dict):
+        raise InputError("not a conversion manifest: not a JSON object", table=str(path), hint=redo)
+    if manifest.get("stage") != STAGE:
         return None
+    if (wrong := _not_an_object(manifest.get("outputs"))) is not None:
+        key, value = wrong
+        raise InputError(
+            f"not a conversion manifest: {key} is {type(value).__name__} {json.dumps(value)[:40]}, "
+            "expected an object",
+            table=str(path),
+            column=key,
+            hint=redo,
+        )
     return manifest
+
+
+def _not_an_object(outputs: Any) -> tuple[str, Any] | None:
+    """The first of ``outputs``, ``outputs.tables`` and each table entry that is not an object."""
+    if not isinstance(outputs, dict):
+        return "outputs", outputs
+    tables = outputs.get("tables")
+    if not isinstance(tables, dict):
+        return "outputs.tables", tables
+    return next(((f"outputs.tables.{k}", v) for k, v in tables.items() if not isinstance(v, dict)), None)
 
 
 def made_by_convert(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
@@ -113,7 +147,7 @@ def verify_conversions(
         found = root / tf.relative if tf.relative else tf.path
         by_folder.setdefault(found.parent.parent, {})[key] = tf
     for folder, found in sorted(by_folder.items()):
-        manifest = read_conversion(folder)
+        manifest = checked_conversion(folder)
         if manifest is None:
             parquet = [tf for tf in found.values() if tf.format == "parquet"]
             if made := next((tf for tf in parquet if made_by_convert(con, tf.path)), None):

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.contracts import PREDICTIONS_FILE
-from admitdx.demo.steps import Steps
 from admitdx.jsonl import read_jsonl
 from admitdx.llm.cache import cache_key
 from admitdx.llm.local_server import llama_cpp_available
 from admitdx.study.lanes import Datasets
 from admitdx.study.run import prepare_dataset
 from admitdx.study.spec import Study, TaskRun
+from admitdx.study.steps import Steps
 from admitdx.systems import registered
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import training_view

@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TypeVar
 
-from admitdx.demo.steps import Steps
+from admitdx.study.steps import Steps
 
 T = TypeVar("T")
 

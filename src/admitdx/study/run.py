@@ -27,7 +27,6 @@ from admitdx.auditing.dataset import audit_dataset
 from admitdx.auditing.llm_auditor import LLMAuditor
 from admitdx.auditing.rules import RuleAuditor
 from admitdx.contracts import INSTANCES_FILE, load_instances
-from admitdx.demo.steps import Steps, llm_subset, score_and_report
 from admitdx.jsonl import write_jsonl
 from admitdx.llm.open import LLM_OPTIONS, open_llm_client
 from admitdx.matching import create_matcher
@@ -37,6 +36,8 @@ from admitdx.runs import exclusive
 from admitdx.study.lanes import Datasets, run_in_lanes
 from admitdx.study.leaderboard import Scored, write_leaderboard
 from admitdx.study.spec import LLMAudit, Study, TaskRun
+from admitdx.study.steps import Steps, score_and_report
+from admitdx.study.subset import llm_subset
 from admitdx.systems.runner import run_predictions
 
 DATASET_DIR = "dataset"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from admitdx.synthetic import ids
@@ -24,6 +23,7 @@ from admitdx.synthetic.disposition import ADMITTED
 from admitdx.synthetic.evidence_history import place_prior_history
 from admitdx.synthetic.patient import Patient, PriorEdStay, minutes
 from admitdx.synthetic.scenarios import GENERIC_CODES, Dx, Scenario
+from admitdx.synthetic.stay import Stay
 from admitdx.synthetic.triage import write_triage_and_vitals
 from admitdx.synthetic.truth import SECTIONS
 from admitdx.synthetic.vocab import CBC, CHEM
@@ -59,19 +59,6 @@ PYXIS_GSN = {
     "Nitrofurantoin Monohy (MacroBID)": "016598",
     "Fentanyl Citrate": "041385",
 }
-
-
-@dataclass
-class Stay:
-    """Times and identifiers of one ED stay."""
-
-    stay_id: int
-    hadm_id: int | None
-    intime: datetime
-    t0: datetime  # admittime; the ED departure for a stay that was not admitted
-    outtime: datetime
-    version: int
-    cc: str
 
 
 def ed_visit(p: Patient, sc: Scenario, intime: datetime, disposition: str) -> datetime:

@@ -15,15 +15,11 @@ confirm or suggest a diagnosis keeps them, so the ``_truth`` evidence stays true
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from admitdx.synthetic.condition import Condition
 from admitdx.synthetic.disposition import RELEASE_ESI
 from admitdx.synthetic.patient import Patient, minutes, weighted
 from admitdx.synthetic.scenarios import Scenario
-
-if TYPE_CHECKING:
-    from admitdx.synthetic.encounter import Stay
+from admitdx.synthetic.stay import Stay
 
 BASELINE = {
     "temp": (98.1, 0.5),

@@ -58,6 +58,7 @@ from admitdx.llm.egress import AllowedHost
 from admitdx.llm.local_server import LOG_NAME, LocalServer
 from admitdx.llm.prompts import load_prompt
 from admitdx.llm.reasoning import truncation_error
+from admitdx.llm.usage import tally_lines
 from admitdx.retrieval import Hit, make_retriever
 from admitdx.systems import register
 from admitdx.systems.part_calls import PART_CALLS, predict_parts
@@ -280,6 +281,33 @@ class LLMPredictor:
         )
         return ChatRequest(messages, self.schema, {"prompt": self.template.identity()})
 
+    def part_request(self, inst: Instance, part: str) -> ChatRequest:
+        """One part of a task asked by parts (:mod:`admitdx.systems.part_calls`): the part's own
+        record, the part's exemplar answers, and a one-text schema."""
+        records = self.task.part_records(inst.sections)  # type: ignore[misc]
+        exemplars = []
+        if self.retriever is not None:
+            for hit in reversed(self._neighbours(inst)):
+                ex = self._train[hit.index]
+                answer = text_answer(ex.target[part])  # type: ignore[index]
+                exemplars.append(
+                    {
+                        "record": clip(self.task.part_records(ex.sections)[part], self.max_input_chars),  # type: ignore[misc]
+                        "answer": json.dumps(answer),
+                    }
+                )
+        messages = self.template.render(
+            record=clip(records[part], self.max_input_chars),
+            part=part,
+            reasoning=self.style == "cot",
+            exemplars=exemplars,
+            max_items=self.shape.max_items,
+            graded=self.graded,
+            categories=self.task.categories,
+        )
+        schema = text_schema(reasoning=self.style == "cot")
+        return ChatRequest(messages, schema, {"prompt": self.template.identity(), "part": part})
+
     def to_prediction(self, inst: Instance, c: Completion) -> Prediction:
         error = c.parse_error
         items, answer, reasoning = [], None, None
@@ -336,6 +364,16 @@ class LLMPredictor:
                 yield prediction
         finally:
             self._summarize()
+
+    def tokens_over(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The manifest's ``tokens`` over every line of the predictions file (the runner calls this
+        when a run completes, resumed or not), priced as this run is."""
+        return tally_lines(
+            [r.get("usage") for r in records],
+            per_line=len(self.parts) if self.part_calls == "per-part" else 1,
+            cached=self.client.stats.tokens.cached,
+            price_per_million=self.client.config.price_per_million,
+        )
 
     def _summarize(self) -> None:
         """Record the client's and executor's counters in ``fit_summary``; stop the local server."""

@@ -15,44 +15,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from admitdx.contracts import Instance, Prediction
-from admitdx.llm.client import ChatRequest, Completion
-from admitdx.tasks.answers import read_text, text_answer, text_schema
-
-if TYPE_CHECKING:
-    from admitdx.systems.llm import LLMPredictor
+from admitdx.executors import Endpoint, Executor
+from admitdx.llm.client import ChatRequest, Completion, LLMClient
+from admitdx.llm.usage import reasoning_tokens
+from admitdx.systems.sample_log import SampleLog
+from admitdx.tasks.answers import read_text
 
 PART_CALLS = ("per-part", "one")
 
 
-def part_request(llm: LLMPredictor, inst: Instance, part: str) -> ChatRequest:
-    from admitdx.systems.llm import clip
+class PartAsker(Protocol):
+    """What asking by parts needs of a predictor (:class:`~admitdx.systems.llm.LLMPredictor`)."""
 
-    records = llm.task.part_records(inst.sections)  # type: ignore[misc]
-    exemplars = []
-    if llm.retriever is not None:
-        for hit in reversed(llm._neighbours(inst)):
-            ex = llm._train[hit.index]
-            answer = text_answer(ex.target[part])  # type: ignore[index]
-            exemplars.append(
-                {
-                    "record": clip(llm.task.part_records(ex.sections)[part], llm.max_input_chars),  # type: ignore[misc]
-                    "answer": json.dumps(answer),
-                }
-            )
-    messages = llm.template.render(
-        record=clip(records[part], llm.max_input_chars),
-        part=part,
-        reasoning=llm.style == "cot",
-        exemplars=exemplars,
-        max_items=llm.shape.max_items,
-        graded=llm.graded,
-        categories=llm.task.categories,
-    )
-    schema = text_schema(reasoning=llm.style == "cot")
-    return ChatRequest(messages, schema, {"prompt": llm.template.identity(), "part": part})
+    name: str
+    parts: tuple[str, ...]
+    client: LLMClient
+    executor: Executor
+    endpoints: list[Endpoint]
+    samples: SampleLog | None
+
+    def part_request(self, inst: Instance, part: str) -> ChatRequest:
+        """The request for one part of ``inst``, rendered with ``part`` set and a one-text schema."""
 
 
 def _joined(inst: Instance, system: str, parts: tuple[str, ...], done: dict[str, Completion]) -> Prediction:
@@ -71,6 +57,13 @@ def _joined(inst: Instance, system: str, parts: tuple[str, ...], done: dict[str,
         for k, v in (c.usage or {}).items():
             if isinstance(v, int | float):
                 usage[k] = usage.get(k, 0) + v
+        nested = (
+            reasoning_tokens(c.usage)
+            if isinstance(c.usage, dict) and "reasoning_tokens" not in c.usage
+            else 0
+        )
+        if nested:  # kept at the top level, where the sum can carry it (admitdx.llm.usage reads both)
+            usage["reasoning_tokens"] = usage.get("reasoning_tokens", 0) + nested
     latency = [c.latency_s for c in done.values() if c.latency_s is not None]
     return Prediction(
         instance_id=inst.id,
@@ -85,7 +78,7 @@ def _joined(inst: Instance, system: str, parts: tuple[str, ...], done: dict[str,
     )
 
 
-def predict_parts(llm: LLMPredictor, todo: list[Instance]) -> Iterator[Prediction]:
+def predict_parts(llm: PartAsker, todo: list[Instance]) -> Iterator[Prediction]:
     """One prediction per instance, from one call per part, in the order the answers complete."""
     parts = llm.parts
     pending: dict[int, ChatRequest] = {}
@@ -94,7 +87,7 @@ def predict_parts(llm: LLMPredictor, todo: list[Instance]) -> Iterator[Predictio
     def requests() -> Iterator[ChatRequest]:
         for i, inst in enumerate(todo):
             for j, part in enumerate(parts):
-                pending[i * len(parts) + j] = part_request(llm, inst, part)
+                pending[i * len(parts) + j] = llm.part_request(inst, part)
                 yield pending[i * len(parts) + j]
 
     for n, completion in llm.executor.map(llm.client, requests(), llm.endpoints):

@@ -45,13 +45,13 @@ from rich.console import Console
 
 from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, Prediction, load_instances
 from admitdx.errors import InputError, UsageError
-from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl
+from admitdx.jsonl import append_jsonl, drop_partial_tail, read_jsonl, read_jsonl_numbered
 from admitdx.llm.egress import AllowedHost
 from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
 from admitdx.llm.redact import redact_options
 from admitdx.progress import progress_bar
-from admitdx.provenance import dataset_fingerprints
-from admitdx.runs import check_resumable, exclusive, read_manifest, write_manifest
+from admitdx.provenance import PREDICTIONS_DIGEST, check_bound_bytes, dataset_fingerprints
+from admitdx.runs import check_resumable, exclusive, read_manifest, sha256_file, sha256_text, write_manifest
 from admitdx.systems import System, registered
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import benchmark_set, training_view
@@ -168,7 +168,17 @@ def _finished_ids(path: Path) -> set[str]:
     if not path.exists():
         return set()
     drop_partial_tail(path)
-    return {record["instance_id"] for record in read_jsonl(path)}
+    seen: set[str] = set()
+    for row, record in read_jsonl_numbered(path):
+        if record["instance_id"] in seen:  # a run appends each instance once: this line came from elsewhere
+            raise InputError(
+                f"instance {record['instance_id']!r} is predicted twice",
+                table=str(path),
+                row=row,
+                hint=f"restore the run's own file, or delete {path.parent} and predict again",
+            )
+        seen.add(record["instance_id"])
+    return seen
 
 
 def _checked(predictions: Iterable[Prediction], wanted: set[str], name: str) -> Iterator[Prediction]:
@@ -249,6 +259,7 @@ def _run_predictions(
             f"{out_dir} holds predictions without a manifest: their inputs are unknown",
             hint="choose a new --out directory, or delete the old one to start over",
         )
+    check_bound_bytes(out_dir, (read_manifest(out_dir) or {}).get("outputs") or {}, lost_lines_ok=True)
     done = _finished_ids(path)
     remaining = [i for i in test if i.id not in done]
     previous_fit = ((read_manifest(out_dir) or {}).get("outputs") or {}).get("fit")
@@ -278,10 +289,14 @@ def _run_predictions(
     outputs: dict[str, Any] = {
         "complete": True,
         "predictions": len(records),
+        PREDICTIONS_DIGEST: sha256_file(path) if path.exists() else sha256_text(""),
         "parse_errors": sum(1 for e in errors if not e.startswith(TRUNCATED_PREFIX)),
         **truncated,
     }
     fit_summary = getattr(system, "fit_summary", None) if remaining else previous_fit
+    if hasattr(system, "tokens_over") and records and (remaining or "tokens" not in (previous_fit or {})):
+        # summed over every line: a resumed run's own counters miss what the interrupted one paid for
+        fit_summary = {**(fit_summary or {}), "tokens": system.tokens_over(records)}
     if fit_summary:
         outputs["fit"] = fit_summary
     write_manifest(out_dir, stage="predict", inputs=inputs, outputs=outputs)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from admitdx.contracts import RESULTS_FILE
 from admitdx.errors import UsageError
 from admitdx.metrics import bca, bootstrap, clinibench
 from admitdx.metrics.ratios import Ratio, column_matrix, evaluate
@@ -284,8 +285,6 @@ def version_mean(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any
 def attach_version_mean(run_dir: Path, other_run_dir: Path) -> dict[str, Any]:
     """Average two score runs (:func:`version_mean`) and record the mean in ``run_dir``'s
     ``results.json`` as ``version_mean``, where the report of ``run_dir`` shows it."""
-    from admitdx.scoring.run import RESULTS_FILE  # run imports the suites: not at module level
-
     paths = [Path(d) / RESULTS_FILE for d in (run_dir, other_run_dir)]
     for path in paths:
         if not path.is_file():

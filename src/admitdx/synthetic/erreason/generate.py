@@ -18,6 +18,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from admitdx.runs import staged_dir
 from admitdx.sources.erreason import (
     ACUITY_LEVELS,
     CODE_COLUMNS,
@@ -129,8 +130,16 @@ def generate_release(
     seed: int = 0,
     rationale_share: float = facts.RATIONALE_SHARE_DEFAULT,
 ) -> Path:
-    """Write a synthetic release of ``encounters`` encounters under ``out_dir``; return it."""
-    out = Path(out_dir)
+    """Write a synthetic release of ``encounters`` encounters as ``out_dir``; return it. The release
+    is written aside and its folder renamed into place whole (it has no manifest a reader could
+    check it against, so a killed run must not leave a short one that ``data check`` and ``build``
+    accept); the folder it replaces, if any, goes with it."""
+    with staged_dir(Path(out_dir)) as staged:
+        _write_release(staged, encounters, seed, rationale_share)
+    return Path(out_dir)
+
+
+def _write_release(out: Path, encounters: int, seed: int, rationale_share: float) -> None:
     (out / TRUTH_DIR).mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     patients: list[int] = []
@@ -153,4 +162,3 @@ def generate_release(
             enc.writerow(row)
             codes.writerows(code_rows)
             truth.writerow(truth_row)
-    return out

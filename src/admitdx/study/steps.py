@@ -1,5 +1,5 @@
-"""The stage machinery of studies and the demo: timed steps (printed now, or kept for a stage that
-runs in another lane), scoring with its report, and the documented LLM subset of a dataset."""
+"""The stage machinery of a study: timed steps (printed now, or kept for a stage that runs in another
+lane) and scoring with its report (the documented LLM subset of a dataset is :mod:`admitdx.study.subset`)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,9 @@ from typing import Any
 
 from rich.console import Console
 
-from admitdx.contracts import INSTANCES_FILE, load_instances
-from admitdx.jsonl import dumps
 from admitdx.report.browser import write_browser
 from admitdx.report.html import write_report
 from admitdx.report.table import TABLE_FILE, write_table
-from admitdx.runs import write_manifest
 from admitdx.scoring.run import ScoreParams, score_run
 from admitdx.study.encounters import encounters
 
@@ -68,23 +65,3 @@ def score_and_report(
     write_table(results, run_dir / TABLE_FILE)
     write_browser(run_dir, results, encounters(dataset, results, params.split))
     return results, write_report(run_dir)
-
-
-def llm_subset(dataset: Path, out: Path, n: int) -> Path:
-    """The dataset cut to its non-test splits and its first ``n`` test instances: a dataset of its
-    own (its own fingerprint), so the LLM's run over it is complete and every system is scored
-    against exactly these instances, never against missing predictions."""
-    instances = load_instances(dataset)
-    every_test = [i for i in instances if i.split == "test"]
-    test = every_test[:n]
-    keep = [i for i in instances if i.split != "test"] + test
-    text = "".join(dumps(i.to_dict()) + "\n" for i in keep)
-    path = out / INSTANCES_FILE
-    if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: runs over it resume
-        out.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        # the report reads this and says, on the page, that its numbers describe a subset
-        write_manifest(out, stage="subset", inputs={"dataset": str(dataset)},
-                       outputs={"subset": f"the first {len(test)} test encounters of {dataset}",
-                                "trial": {"n": len(test), "of": len(every_test)}})  # fmt: skip
-    return out
