@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from admitdx.cli import app
-from admitdx.cli.predict import checked_options
+from admitdx.systems.options import checked_options
 from admitdx.errors import AdmitdxError
 
 
