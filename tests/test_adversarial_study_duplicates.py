@@ -18,8 +18,10 @@ from study_cases import STUDY, refused, write_study
 def test_a_task_block_pasted_twice_is_refused_with_both_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    text = STUDY.replace("  er-reason-acuity:\n", "  earlydx:\n    matcher: exact\n    systems: [frequency]\n"
-                         "  er-reason-acuity:\n")
+    text = STUDY.replace(
+        "  er-reason-acuity:\n",
+        "  earlydx:\n    matcher: exact\n    systems: [frequency]\n  er-reason-acuity:\n",
+    )
     assert text.splitlines()[4] == text.splitlines()[7] == "  earlydx:"
     err = refused(write_study(tmp_path, text), capsys, monkeypatch)
     assert "duplicate key 'earlydx' (lines 5 and 8)" in err
@@ -36,7 +38,9 @@ def test_a_system_given_twice_is_refused(
 def test_a_repeated_key_inside_a_flow_mapping_on_one_line_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    text = STUDY.replace("    systems: [frequency]\n", "    set: {seed: 1, seed: 2}\n    systems: [frequency]\n")
+    text = STUDY.replace(
+        "    systems: [frequency]\n", "    set: {seed: 1, seed: 2}\n    systems: [frequency]\n"
+    )
     err = refused(write_study(tmp_path, text), capsys, monkeypatch)
     assert "duplicate key 'seed' (lines 7 and 7)" in err
 
@@ -46,7 +50,17 @@ def test_a_config_file_of_predict_refuses_them_too(
 ) -> None:
     config = tmp_path / "systems.yaml"
     config.write_text("systems:\n  a: {kind: frequency}\n  a: {kind: tfidf}\n", encoding="utf-8")
-    args = ["predict", "--dataset", str(tmp_path), "--system", "a", "--config", str(config), "--out", str(tmp_path / "p")]
+    args = [
+        "predict",
+        "--dataset",
+        str(tmp_path),
+        "--system",
+        "a",
+        "--config",
+        str(config),
+        "--out",
+        str(tmp_path / "p"),
+    ]
     code, _, err = run_cli(args, capsys, monkeypatch)
     assert code == 2 and "Traceback" not in err
     assert "duplicate key 'a' (lines 2 and 3)" in " ".join(err.split())

@@ -41,7 +41,7 @@ def test_latin1_is_refused_naming_the_first_bad_byte(
     data = TITLED.encode("latin-1")
     err = refused_bytes(tmp_path, data, capsys, monkeypatch)
     at = data.index("É".encode("latin-1"))
-    assert f"byte {at} is {data[at:at + 1]!r}" in err and "\\xc9" in err
+    assert f"byte {at} is {data[at : at + 1]!r}" in err and "\\xc9" in err
 
 
 def test_utf8_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
@@ -57,7 +57,17 @@ def test_a_predict_config_in_utf16_is_refused(
 ) -> None:
     config = tmp_path / "systems.yaml"
     config.write_bytes("systems:\n  é: {kind: frequency}\n".encode("utf-16"))
-    args = ["predict", "--dataset", str(tmp_path), "--system", "é", "--config", str(config), "--out", str(tmp_path / "p")]
+    args = [
+        "predict",
+        "--dataset",
+        str(tmp_path),
+        "--system",
+        "é",
+        "--config",
+        str(config),
+        "--out",
+        str(tmp_path / "p"),
+    ]
     code, _, err = run_cli(args, capsys, monkeypatch)
     assert code == 2 and "Traceback" not in err
     assert f"{config} is not UTF-8" in " ".join(err.split())

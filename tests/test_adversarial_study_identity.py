@@ -76,7 +76,7 @@ def test_the_same_file_edited_keeps_its_folder(
         encoding="utf-8",
     )
     path.write_text(STUDY.format(root="data", seed=9), encoding="utf-8")
-    code, _, err = dry_run(path, capsys, monkeypatch)
+    _, _, err = dry_run(path, capsys, monkeypatch)
     assert "another study" not in err
     record = json.loads((tmp_path / "out" / "study.json").read_text(encoding="utf-8"))
     assert record["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -30,7 +30,11 @@ from study_cases import STUDY, refused, write_study
     ],
 )
 def test_a_task_run_named_as_a_path_is_refused_naming_the_character(
-    name: str, culprit: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    name: str,
+    culprit: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before = sorted(p.name for p in tmp_path.parent.iterdir())
     text = STUDY.replace("  earlydx:\n", f'  "{name}":\n    task: earlydx\n')

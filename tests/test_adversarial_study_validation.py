@@ -25,7 +25,8 @@ def with_gpt(options: str = "") -> str:
 
 
 def in_earlydx(lines: str, study: str = STUDY) -> str:
-    return study.replace("    matcher: exact\n", f"    matcher: exact\n{lines}")
+    assert study.count("  earlydx:\n") == 1
+    return study.replace("  earlydx:\n", f"  earlydx:\n{lines}")
 
 
 CASES = {
@@ -37,11 +38,19 @@ CASES = {
     "a typo in an LLM option": (with_gpt(", temprature: 0"), "systems.gpt.temprature"),
     "an unknown server": (with_gpt(", server: vlm"), "systems.gpt: unknown server 'vlm'"),
     "a bad thinking": (with_gpt(", thinking: loud"), "systems.gpt: thinking must be"),
-    "an unset api_key_env": (with_gpt(f", api_key_env: {UNSET}"), f"systems.gpt: environment variable {UNSET}"),
+    "an unset api_key_env": (
+        with_gpt(f", api_key_env: {UNSET}"),
+        f"systems.gpt: environment variable {UNSET}",
+    ),
     "a concurrency of 0": (with_gpt(", concurrency: 0"), "systems.gpt: concurrency must be at least 1"),
-    "an unknown matcher": (STUDY.replace("matcher: exact", "matcher: exactly"), "tasks.earlydx.matcher: 'exactly'"),
+    "an unknown matcher": (
+        STUDY.replace("matcher: exact", "matcher: exactly"),
+        "tasks.earlydx.matcher: 'exactly'",
+    ),
     "a typo in matcher_set": (
-        in_earlydx("    matcher_set: {threshhold: 0.5}\n", STUDY.replace("matcher: exact", "matcher: embedding")),
+        in_earlydx(
+            "    matcher_set: {threshhold: 0.5}\n", STUDY.replace("matcher: exact", "matcher: embedding")
+        ),
         "tasks.earlydx.matcher_set.threshhold",
     ),
     "an unknown judge matcher": (
@@ -52,22 +61,45 @@ CASES = {
         in_earlydx("    judge: {matcher: llm_judge, matcher_set: {local: true, llm: {max_tokenz: 9}}}\n"),
         "tasks.earlydx.judge.matcher_set.llm: unknown LLM option(s): max_tokenz",
     ),
-    "a seed that is not a number": (STUDY.replace("tasks:\n", "score: {seed: abc}\ntasks:\n", 1), "score.seed='abc'"),
-    "a negative seed": (STUDY.replace("tasks:\n", "score: {seed: -1}\ntasks:\n", 1), "score: seed must be from 0 to"),
-    "a negative n_bootstrap": (in_earlydx("    score: {n_bootstrap: -5}\n"), "tasks.earlydx.score: n-bootstrap must be at least 0, got -5"),
-    "a confidence of 2": (in_earlydx("    score: {confidence: 2}\n"), "tasks.earlydx.score: confidence must lie between 0 and 1"),
+    "a seed that is not a number": (
+        STUDY.replace("tasks:\n", "score: {seed: abc}\ntasks:\n", 1),
+        "score.seed='abc'",
+    ),
+    "a negative seed": (
+        STUDY.replace("tasks:\n", "score: {seed: -1}\ntasks:\n", 1),
+        "score: seed must be from 0 to",
+    ),
+    "a negative n_bootstrap": (
+        in_earlydx("    score: {n_bootstrap: -5}\n"),
+        "tasks.earlydx.score: n-bootstrap must be at least 0, got -5",
+    ),
+    "a confidence of 2": (
+        in_earlydx("    score: {confidence: 2}\n"),
+        "tasks.earlydx.score: confidence must lie between 0 and 1",
+    ),
     "a missing ccsr_table": (
-        STUDY.replace("    systems: [majority]\n", "    task: er-reason-acuity\n    systems: [majority]\n"
-                      "    score: {ccsr_table: no-such.csv}\n"),
+        STUDY.replace(
+            "    systems: [majority]\n",
+            "    task: er-reason-acuity\n    systems: [majority]\n    score: {ccsr_table: no-such.csv}\n",
+        ),
         "tasks.er-reason-acuity.score.ccsr_table",
     ),
     "llm_audit with a system that calls no model": (
         in_earlydx("    llm_audit: {system: frequency, instances: 4}\n"),
         "tasks.earlydx.llm_audit needs",
     ),
-    "lanes: true": (STUDY.replace("out: out\n", "out: out\nlanes: true\n"), "lanes: True is not a positive whole number"),
-    "systems: NAME as a string": (STUDY.replace("systems: [frequency]", "systems: frequency"), "tasks.earlydx.systems: 'frequency' is not a list"),
-    "set: {window_hours: abc}": (in_earlydx("    set: {window_hours: abc}\n"), "tasks.earlydx.set.window_hours='abc'"),
+    "lanes: true": (
+        STUDY.replace("out: out\n", "out: out\nlanes: true\n"),
+        "lanes: True is not a positive whole number",
+    ),
+    "systems: NAME as a string": (
+        STUDY.replace("systems: [frequency]", "systems: frequency"),
+        "tasks.earlydx.systems: 'frequency' is not a list",
+    ),
+    "set: {window_hours: abc}": (
+        in_earlydx("    set: {window_hours: abc}\n"),
+        "tasks.earlydx.set.window_hours='abc'",
+    ),
     "matcher: exact on a category task": (
         STUDY.replace("    systems: [majority]\n", "    matcher: exact\n    systems: [majority]\n"),
         "tasks.er-reason-acuity.matcher: task er-reason-acuity is scored without a matcher",

@@ -65,7 +65,7 @@ def read_yaml_file(path: Path) -> Any:
     except UnicodeDecodeError as e:
         bom = " (it starts with a UTF-16 byte-order mark)" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
         raise UsageError(
-            f"{path} is not UTF-8{bom}: byte {e.start} is {raw[e.start:e.start + 1]!r}",
+            f"{path} is not UTF-8{bom}: byte {e.start} is {raw[e.start : e.start + 1]!r}",
             hint="save the file as UTF-8",
         ) from e
     return load_yaml(text, str(path))

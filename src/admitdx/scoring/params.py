@@ -131,7 +131,9 @@ class ScoreParams:
     def __post_init__(self) -> None:
         for name, (low, high) in RANGES.items():
             value = getattr(self, name)
-            if value is not None and ((low is not None and value < low) or (high is not None and value > high)):
+            if value is not None and (
+                (low is not None and value < low) or (high is not None and value > high)
+            ):
                 within = f"at least {low}" if high is None else f"from {low} to {high}"
                 raise UsageError(f"{name.replace('_', '-')} must be {within}, got {value}")
         if not 0 < self.confidence < 1:

@@ -100,9 +100,7 @@ def llm_audit(
         f"{run.name}: evidence audit (LLM, {audit.system.name}) of {audit.instances} test encounters"
     ):
         with open_llm_client(options, allow_hosts, audit_dir) as client:
-            outputs = audit_dataset(
-                sample_dir, audit_dir, LLMAuditor(client), truth_root=_truth(run.source)
-            )
+            outputs = audit_dataset(sample_dir, audit_dir, LLMAuditor(client), truth_root=_truth(run.source))
         steps.say(f"   {audit_line(outputs)}")
     return outputs
 

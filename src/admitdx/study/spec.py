@@ -157,13 +157,16 @@ def read_study(data: Any, path: Path, digest: str | None = None) -> Study:
     lanes = data.get("lanes", 1)
     if not _count(lanes):
         raise UsageError(
-            f"{where}: lanes: {lanes!r} is not a positive whole number of task runs at once", hint="e.g. lanes: 2"
+            f"{where}: lanes: {lanes!r} is not a positive whole number of task runs at once",
+            hint="e.g. lanes: 2",
         )
     out = base / str(data.get("out") or path.stem)
     check_out(out, roots.values(), where)
     runs: dict[str, TaskRun] = {}
     for n, b in tasks.items():
-        runs[str(n)] = _task(check_name(str(n), where, f"tasks.{n}"), b or {}, where, roots, config, score, runs)
+        runs[str(n)] = _task(
+            check_name(str(n), where, f"tasks.{n}"), b or {}, where, roots, config, score, runs
+        )
     check_runs_apart(out, runs, roots.values(), where)
     title = str(data.get("title") or path.stem)
     return Study(path, out, tuple(runs.values()), config, title, lanes, digest)

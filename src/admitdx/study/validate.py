@@ -47,12 +47,10 @@ MATCHER_FILLED = frozenset({"embedder", "executor"})
 
 
 def check_llm_client(options: dict[str, Any], allow_hosts: list[AllowedHost], key: str) -> None:
-    """The LLM client options among ``options`` as :class:`LLMConfig` reads them (its ranges,
-    ``server:``, ``thinking:``, the URL), the API key's variable set, the endpoint allowed — no
-    connection made. ``base_url: local`` (the embedded server) is checked as its loopback default."""
-    client = {k: v for k, v in options.items() if k in LLM_OPTIONS}
-    if client.get("base_url") == LOCAL:
-        del client["base_url"]
+    """LLM client ``options`` as :class:`LLMConfig` reads them (names, ranges, ``server:``,
+    ``thinking:``, the URL), the API key's variable set, the endpoint allowed — no connection made.
+    ``base_url: local`` (the embedded server) is checked as its loopback default."""
+    client = {k: v for k, v in options.items() if not (k == "base_url" and v == LOCAL)}
     try:
         config = LLMConfig.from_options(client)
         config.api_key()
@@ -62,7 +60,9 @@ def check_llm_client(options: dict[str, Any], allow_hosts: list[AllowedHost], ke
 
 
 def _client_check(choice: SystemChoice, allow_hosts: list[AllowedHost], key: str) -> None:
-    check_llm_client(choice.options, allow_hosts, key)
+    """A system entry's LLM client options (its predictor's own, such as ``prompt``, are typed
+    already by :func:`checked_options`)."""
+    check_llm_client({k: v for k, v in choice.options.items() if k in LLM_OPTIONS}, allow_hosts, key)
 
 
 #: Per system kind, its checks beyond the typed options; a kind not listed gets the LLM client's

@@ -19,8 +19,7 @@ RUNNER_FILLED = frozenset({"task", "allow_hosts", "executor"})  # executor: from
 def takes_llm_options(kind: str) -> bool:
     """Whether a registered kind passes its further keyword options to the LLM client (``**options``):
     the kinds that call a model through :class:`admitdx.llm.client.LLMClient`."""
-    factory = registered()[kind].factory
-    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values())
+    return _var_keyword(registered()[kind].factory)
 
 
 def checked_options(
@@ -34,12 +33,34 @@ def checked_options(
 
     if kind not in registered():  # the runner names an unknown kind with its config entry
         return options
-    typed = hints_of(registered()[kind].factory, skip=RUNNER_FILLED)
+    typed = _typed(registered()[kind].factory)
     typed[TRAIN_LABELS_OPTION] = Literal[TRAIN_LABELS]
     if takes_llm_options(kind):
         typed |= hints_of(LLMConfig)  # the kinds that take **options pass them to the LLM client
     owner = f"system {name!r} (kind {kind})" if name != kind else f"system kind {kind}"
     return check_settings(options, typed, owner, key_path)
+
+
+def _typed(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The factory's typed options and, for a class whose ``__init__`` passes ``**options`` on to its
+    parent's (``llm-codes`` to ``llm``'s), the parent's too, up the chain."""
+    typed = hints_of(factory, skip=RUNNER_FILLED)
+    owner = _init_owner(factory) if inspect.isclass(factory) else object
+    while owner is not object and _var_keyword(owner):
+        owner = _init_owner(owner, after=True)
+        if owner is not object:
+            typed = {**hints_of(owner, skip=RUNNER_FILLED), **typed}
+    return typed
+
+
+def _init_owner(cls: type, after: bool = False) -> type:
+    """The class in ``cls``'s MRO whose ``__init__`` it runs (``after``: the next one up)."""
+    mro = cls.__mro__[1:] if after else cls.__mro__
+    return next(c for c in mro if "__init__" in vars(c))
+
+
+def _var_keyword(target: Callable[..., Any]) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(target).parameters.values())
 
 
 def kind_options(factory: Callable[..., Any]) -> str:
@@ -50,6 +71,6 @@ def kind_options(factory: Callable[..., Any]) -> str:
             continue
         default = "required" if p.default is p.empty else repr(p.default)
         lines.append(f"{p.name}={default}")
-    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
+    if _var_keyword(factory):
         lines.append("… and the LLM client's options (base_url, model, temperature, …)")
     return ", ".join(lines) or "—"
