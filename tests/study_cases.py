@@ -51,3 +51,16 @@ def refused(
     assert str(path) in joined
     assert not (path.parent / "out").exists(), "the study wrote under out: before refusing"
     return joined
+
+
+def predict_refused(
+    config: Path, system: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """``admitdx predict --config CONFIG --system SYSTEM`` must stop with exit 2 before writing its
+    ``--out``; its stderr with the lines joined."""
+    out = config.parent / "p"
+    args = ["predict", "--dataset", str(config.parent), "--system", system, "--config", str(config)]
+    code, _, err = run_cli([*args, "--out", str(out)], capsys, monkeypatch)
+    assert code == 2 and "Traceback" not in err, err
+    assert not out.exists()
+    return " ".join(err.split())

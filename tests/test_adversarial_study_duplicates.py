@@ -11,8 +11,7 @@ import pytest
 
 from admitdx.errors import UsageError
 from admitdx.yaml_reader import load_yaml
-from data_roots import run_cli
-from study_cases import STUDY, refused, write_study
+from study_cases import STUDY, predict_refused, refused, write_study
 
 
 def test_a_task_block_pasted_twice_is_refused_with_both_lines(
@@ -50,21 +49,7 @@ def test_a_config_file_of_predict_refuses_them_too(
 ) -> None:
     config = tmp_path / "systems.yaml"
     config.write_text("systems:\n  a: {kind: frequency}\n  a: {kind: tfidf}\n", encoding="utf-8")
-    args = [
-        "predict",
-        "--dataset",
-        str(tmp_path),
-        "--system",
-        "a",
-        "--config",
-        str(config),
-        "--out",
-        str(tmp_path / "p"),
-    ]
-    code, _, err = run_cli(args, capsys, monkeypatch)
-    assert code == 2 and "Traceback" not in err
-    assert "duplicate key 'a' (lines 2 and 3)" in " ".join(err.split())
-    assert not (tmp_path / "p").exists()
+    assert "duplicate key 'a' (lines 2 and 3)" in predict_refused(config, "a", capsys, monkeypatch)
 
 
 def test_equal_keys_in_different_mappings_are_not_duplicates() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from admitdx.study.spec import load_study
 from data_roots import run_cli
-from study_cases import STUDY, write_study
+from study_cases import STUDY, predict_refused, write_study
 
 TITLED = STUDY.replace("out: out\n", "out: out\ntitle: Études cliniques\n")
 
@@ -57,17 +57,4 @@ def test_a_predict_config_in_utf16_is_refused(
 ) -> None:
     config = tmp_path / "systems.yaml"
     config.write_bytes("systems:\n  é: {kind: frequency}\n".encode("utf-16"))
-    args = [
-        "predict",
-        "--dataset",
-        str(tmp_path),
-        "--system",
-        "é",
-        "--config",
-        str(config),
-        "--out",
-        str(tmp_path / "p"),
-    ]
-    code, _, err = run_cli(args, capsys, monkeypatch)
-    assert code == 2 and "Traceback" not in err
-    assert f"{config} is not UTF-8" in " ".join(err.split())
+    assert f"{config} is not UTF-8" in predict_refused(config, "é", capsys, monkeypatch)
