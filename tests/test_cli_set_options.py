@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from admitdx.cli import app
-from admitdx.cli.predict import checked_options
 from admitdx.errors import AdmitdxError
+from admitdx.systems.options import checked_options
 
 
 def _run(*args: object) -> tuple[int, str]:

@@ -159,7 +159,7 @@ def test_worker_count() -> None:
     assert parallel.worker_count(None, 1) == 1
     assert parallel.worker_count(8, 3) == 3
     assert parallel.worker_count(1, 5) == 1
-    with pytest.raises(UsageError, match="--jobs must be at least 1"):
+    with pytest.raises(UsageError, match="jobs must be at least 1"):
         ScoreParams(jobs=0)
 
 

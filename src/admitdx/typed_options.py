@@ -55,24 +55,29 @@ def _resolved(annotated: Any, name: str) -> Any:
         return UNKNOWN
 
 
-def check_settings(settings: Mapping[str, Any], options: Mapping[str, Any], owner: str) -> dict[str, Any]:
+def check_settings(
+    settings: Mapping[str, Any], options: Mapping[str, Any], owner: str, key_path: str | None = None
+) -> dict[str, Any]:
     """``settings`` converted to their options' types, or a usage error for the first key that is
-    unknown or whose value does not fit. ``owner`` names what the options belong to."""
+    unknown or whose value does not fit. ``owner`` names what the options belong to; ``key_path``
+    (``FILE: systems.gpt``) names where the settings were written when it is not ``--set``."""
     checked = {}
     for key, value in settings.items():
+        at = f"--set {key}" if key_path is None else f"{key_path}.{key}"
         if key not in options:
-            close = difflib.get_close_matches(key, list(options), n=3, cutoff=0.6)
+            close = difflib.get_close_matches(str(key), list(options), n=3, cutoff=0.6)
             raise UsageError(
-                f"--set {key}: {owner} has no option {key!r}"
+                f"{at}: {owner} has no option {key!r}"
                 + (f"; did you mean {' or '.join(close)}?" if close else ""),
                 hint=f"options of {owner}: {', '.join(sorted(options))}",
             )
         fitted = _fit(value, options[key])
         if fitted is _MISFIT:
             close = ", ".join(difflib.get_close_matches(str(value), _choices(options[key]), n=3))
-            example = f"e.g. --set {key}={_example(options[key])}"
+            ex = _example(options[key])
+            example = f"e.g. --set {key}={ex}" if key_path is None else f"e.g. {key}: {ex}"
             raise UsageError(
-                f"--set {key}={value!r}: {owner} expects {type_name(options[key])} for {key!r}",
+                f"{at}={value!r}: {owner} expects {type_name(options[key])} for {key!r}",
                 hint=f"the closest valid values: {close}" if close else example,
             )
         checked[key] = fitted

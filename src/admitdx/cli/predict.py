@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -15,7 +13,6 @@ from rich.table import Table
 from admitdx.cli.executor_options import ExecutorOption, RayAddressOption, RayShardOption, RayWorkersOption
 from admitdx.cli.options import FLAG, parse_key_values
 from admitdx.errors import UsageError
-from admitdx.typed_options import check_settings, hints_of
 
 # The systems, their runner and the LLM client are imported by the verbs that use them, so that
 # `admitdx --help` does not load them.
@@ -87,6 +84,7 @@ def predict(
     from admitdx.executors import make_executor
     from admitdx.systems.config import SystemChoice, load_config
     from admitdx.systems.llm import LOCAL
+    from admitdx.systems.options import checked_options
     from admitdx.systems.runner import run_predictions
 
     run_config = load_config(config)
@@ -145,6 +143,7 @@ def systems(
     Example: admitdx systems --verbose
     """
     from admitdx.systems import registered
+    from admitdx.systems.options import kind_options
 
     table = Table(
         "kind", "description", *(["options (--set KEY=VALUE, default)"] if verbose else []), box=None
@@ -152,42 +151,6 @@ def systems(
     for spec in registered().values():
         table.add_row(spec.name, spec.description, *([kind_options(spec.factory)] if verbose else []))
     Console(width=max(Console().width, 160) if verbose else None).print(table)
-
-
-#: Parameters the runner fills in itself; not options a user sets.
-_RUNNER_FILLED = {"task", "allow_hosts", "executor"}  # executor: from --executor
-
-
-def checked_options(kind: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """A system's options (from --config and --set) checked against its kind's typed options before
-    any work, so `k=three` or `promt=cot` stops here with exit 2, not in a traceback mid-run."""
-    from admitdx.llm.config import LLMConfig
-    from admitdx.systems import registered
-    from admitdx.systems.labels import TRAIN_LABELS
-    from admitdx.systems.runner import TRAIN_LABELS_OPTION
-
-    if kind not in registered():  # the runner names an unknown kind with its config entry
-        return options
-    factory = registered()[kind].factory
-    typed = hints_of(factory, skip=frozenset(_RUNNER_FILLED))
-    typed[TRAIN_LABELS_OPTION] = Literal[TRAIN_LABELS]
-    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
-        typed |= hints_of(LLMConfig)  # the kinds that take **options pass them to the LLM client
-    owner = f"system {name!r} (kind {kind})" if name != kind else f"system kind {kind}"
-    return check_settings(options, typed, owner)
-
-
-def kind_options(factory: Callable[..., Any]) -> str:
-    """``name=default`` per keyword parameter of a system kind's factory, comma-separated."""
-    lines = []
-    for p in inspect.signature(factory).parameters.values():
-        if p.name in _RUNNER_FILLED or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name == "self":
-            continue
-        default = "required" if p.default is p.empty else repr(p.default)
-        lines.append(f"{p.name}={default}")
-    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
-        lines.append("… and the LLM client's options (base_url, model, temperature, …)")
-    return ", ".join(lines) or "—"
 
 
 def register(app: typer.Typer) -> None:

@@ -23,9 +23,22 @@ def study(
             metavar=FLAG,
         ),
     ] = False,
+    take_over: Annotated[
+        bool,
+        typer.Option(
+            "--take-over",
+            help="Run in an out: folder that another study's OUT/study.json claims, replacing its runs "
+            "of the same names and its leaderboard; the folder is then this study's.",
+            metavar=FLAG,
+        ),
+    ] = False,
 ) -> None:
     """Run a study: build, audit, predict, match, score and report every task for every system, then
     write OUT/leaderboard.html (.json, .md, .tex) with the papers' published numbers beside yours.
+
+    The whole file is checked first (every system, option, matcher and score option; names are
+    folders under out:), and OUT/study.json records which study the folder belongs to: another
+    study's folder is refused before any work unless --take-over.
 
     Resumable: every stage is cached and provenance-checked, so a rerun after Ctrl-C or a kill makes
     no model call twice and skips what is done. Each task's report links to its encounter browser.
@@ -42,11 +55,11 @@ def study(
         if dry_run:
             from admitdx.study.dry_run import dry_run as estimate
 
-            _print_estimates(estimate(spec, steps))
+            _print_estimates(estimate(spec, steps, take_over))
             return
         from admitdx.study.run import run_study
 
-        path, _ = run_study(spec, steps)
+        path, _ = run_study(spec, steps, take_over)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/]: finished work is kept; rerun `admitdx study {study_file}`")
         raise typer.Exit(130) from None

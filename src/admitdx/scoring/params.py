@@ -21,6 +21,19 @@ RECORDED_WHEN_SET = frozenset({"hcc_model", "ccsr_table", "unparseable", "allow_
 #: runs of other suites keep their bytes (CliniBench: ``intervals``)
 SUITE_SETTINGS = frozenset({"macro_interval"})
 MACRO_INTERVALS = ("bca", "percentile")
+#: The numeric options' ranges (lowest, highest; None: unbounded), checked in ScoreParams whoever
+#: sets them (``admitdx score``, a study's ``score:``): ``--seed -1`` used to reach NumPy's generator
+#: and end in a traceback, ``n_bootstrap: -5`` or ``confidence: 2`` after every prediction of a study.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "n_bootstrap": (0, None),
+    "seed": (0, 2**32 - 1),  # NumPy's seeds
+    "suspected_weight": (0.0, 1.0),
+    "top_n": (1, None),
+    "min_group_size": (1, None),
+    "min_patients_for_significance": (1, None),
+    "budget": (1, None),
+    "jobs": (1, None),
+}
 MIN_PATIENTS_FOR_SIGNIFICANCE = 30
 """Fewest patients on a track before a report marks a paired difference as significant.
 
@@ -116,6 +129,17 @@ class ScoreParams:
         }
 
     def __post_init__(self) -> None:
+        for name, (low, high) in RANGES.items():
+            value = getattr(self, name)
+            if value is not None and (
+                (low is not None and value < low) or (high is not None and value > high)
+            ):
+                within = f"at least {low}" if high is None else f"from {low} to {high}"
+                raise UsageError(f"{name.replace('_', '-')} must be {within}, got {value}")
+        if not 0 < self.confidence < 1:
+            raise UsageError(
+                f"confidence must lie between 0 and 1 (exclusive), got {self.confidence}", hint="e.g. 0.95"
+            )
         if self.bootstrap_universe not in BOOTSTRAP_UNIVERSES:
             raise UsageError(
                 f"bootstrap universe must be one of {', '.join(BOOTSTRAP_UNIVERSES)}, "
@@ -143,10 +167,4 @@ class ScoreParams:
             raise UsageError(
                 f"macro interval must be one of {', '.join(MACRO_INTERVALS)}, got {self.macro_interval!r}",
                 hint="bca: corrected for the upward lean of macro replicates; percentile: the plain one",
-            )
-        if self.budget is not None and self.budget < 1:
-            raise UsageError(f"--budget must be at least 1, got {self.budget}")
-        if self.jobs is not None and self.jobs < 1:
-            raise UsageError(
-                f"--jobs must be at least 1, got {self.jobs}", hint="leave it out to use every CPU"
             )

@@ -23,7 +23,9 @@ from admitdx.contracts import PREDICTIONS_FILE
 from admitdx.jsonl import read_jsonl
 from admitdx.llm.cache import cache_key
 from admitdx.llm.local_server import llama_cpp_available
+from admitdx.study.identity import claim
 from admitdx.study.lanes import Datasets
+from admitdx.study.names import under
 from admitdx.study.run import prepare_dataset
 from admitdx.study.spec import Study, TaskRun
 from admitdx.study.steps import Steps
@@ -51,14 +53,16 @@ class Estimate:
     tokens_by: str  # "tokenizer <name>", "chars/4" or "" (no model)
 
 
-def dry_run(study: Study, steps: Steps) -> list[Estimate]:
-    """An estimate per task × system, in the study's order."""
+def dry_run(study: Study, steps: Steps, take_over: bool = False) -> list[Estimate]:
+    """An estimate per task × system, in the study's order. It builds under ``out:``, so it claims
+    the folder first, as a run does (:func:`admitdx.study.identity.claim`)."""
+    claim(study, take_over)
     rows = []
     datasets = Datasets()
     for run in study.tasks:
-        dataset = prepare_dataset(run, study.out / run.name, steps, datasets)
+        dataset = prepare_dataset(run, under(study.out, run.name), steps, datasets)
         for choice in run.systems:
-            out = study.out / run.name / "predictions" / choice.name
+            out = under(study.out, run.name, "predictions", choice.name)
             rows.append(_estimate(run, choice, dataset, out, study.config.allow_hosts))
     return rows
 

@@ -33,8 +33,10 @@ from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
 from admitdx.runs import exclusive
+from admitdx.study.identity import claim
 from admitdx.study.lanes import Datasets, run_in_lanes
 from admitdx.study.leaderboard import Scored, write_leaderboard
+from admitdx.study.names import under
 from admitdx.study.spec import LLMAudit, Study, TaskRun
 from admitdx.study.steps import Steps, score_and_report
 from admitdx.study.subset import llm_subset
@@ -63,7 +65,7 @@ def prepare_dataset(run: TaskRun, out: Path, steps: Steps, datasets: Datasets) -
             raise
         datasets.put(run.name, dataset)
     if run.subset is not None:
-        dataset = llm_subset(dataset, out / "subset", run.subset)
+        dataset = llm_subset(dataset, under(out, "subset"), run.subset)
         steps.say(f"   {run.name}: the first {run.subset} test instances only (subset/)")
     return dataset
 
@@ -71,7 +73,7 @@ def prepare_dataset(run: TaskRun, out: Path, steps: Steps, datasets: Datasets) -
 def _build_and_audit(run: TaskRun, out: Path, steps: Steps) -> Path:
     spec = run.spec
     with steps.step(f"{run.name}: build {spec.name}"):
-        dataset = out / DATASET_DIR
+        dataset = under(out, DATASET_DIR)
         with exclusive(dataset, f"build {spec.name}"):
             built = spec.build(run.source, dataset, run.params, split_file=None, progress=None,
                                memory_limit=MEMORY_LIMIT, force=False)  # fmt: skip
@@ -79,7 +81,7 @@ def _build_and_audit(run: TaskRun, out: Path, steps: Steps) -> Path:
             steps.say("   already built (same inputs and parameters)")
     if run.audit == "rules":
         with steps.step(f"{run.name}: evidence audit (rule-based)"):
-            audited = out / "audited"
+            audited = under(out, "audited")
             outputs = audit_dataset(dataset, audited, RuleAuditor(), truth_root=_truth(run.source))
             steps.say(f"   {audit_line(outputs)}")
             return audited
@@ -91,17 +93,15 @@ def llm_audit(
 ) -> dict[str, Any]:
     """The LLM auditor over the first test encounters of the task's build (``llm-audit/``), compared
     with a synthetic root's ``_truth/`` where there is one; resumes like every audit."""
+    sample_dir, audit_dir = under(out, "llm-audit-sample"), under(out, "llm-audit")
     sample = load_instances(out / DATASET_DIR, split="test")[: audit.instances]
-    write_jsonl(out / "llm-audit-sample" / INSTANCES_FILE, (i.to_dict() for i in sample))
-    audit_dir = out / "llm-audit"
+    write_jsonl(sample_dir / INSTANCES_FILE, (i.to_dict() for i in sample))
     options = {k: v for k, v in audit.system.options.items() if k in LLM_OPTIONS}
     with steps.step(
         f"{run.name}: evidence audit (LLM, {audit.system.name}) of {audit.instances} test encounters"
     ):
         with open_llm_client(options, allow_hosts, audit_dir) as client:
-            outputs = audit_dataset(
-                out / "llm-audit-sample", audit_dir, LLMAuditor(client), truth_root=_truth(run.source)
-            )
+            outputs = audit_dataset(sample_dir, audit_dir, LLMAuditor(client), truth_root=_truth(run.source))
         steps.say(f"   {audit_line(outputs)}")
     return outputs
 
@@ -120,7 +120,7 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any], data
     dirs = []
     for choice in run.systems:
         with steps.step(f"{run.name}: predict {choice.name}"):
-            done = run_predictions(dataset, choice, out / "predictions" / choice.name,
+            done = run_predictions(dataset, choice, under(out, "predictions", choice.name),
                                    allow_hosts=allow_hosts, show_progress=not steps.buffered)  # fmt: skip
             steps.say(f"   {done.predicted} predicted now, {done.resumed} earlier, {done.outcome()}")
             dirs.append(done.out_dir)
@@ -137,7 +137,7 @@ def run_task(run: TaskRun, out: Path, steps: Steps, allow_hosts: list[Any], data
                     steps.say(f"   {d.name}: {_agreement_line(result.to_dict())}")
     params = replace(run.score, matcher=matcher if run.spec.needs_matcher else None)
     with steps.step(f"{run.name}: score and report"), _SCORING:
-        report_dir = out / REPORT_DIR
+        report_dir = under(out, REPORT_DIR)
         results, _ = score_and_report(dataset, dirs, report_dir, params)
     return Scored(run.name, run.spec.name, run.params, report_dir, results)
 
@@ -152,9 +152,11 @@ def _match(name: str, options: dict[str, Any], dataset: Path, dirs: list[Path]) 
         m.close()
 
 
-def run_study(study: Study, steps: Steps) -> tuple[Path, list[Scored]]:
+def run_study(study: Study, steps: Steps, take_over: bool = False) -> tuple[Path, list[Scored]]:
     """Every task run in the study's order, ``study.lanes`` at a time, then the leaderboard;
-    (leaderboard.html's path, every scored run)."""
+    (leaderboard.html's path, every scored run). First ``out:`` is claimed for this study
+    (:func:`admitdx.study.identity.claim`: another study's folder is refused unless ``take_over``)."""
+    claim(study, take_over)
     datasets = Datasets()
     jobs = [(t.name, partial(_job, t, study, datasets)) for t in study.tasks]
     scored = run_in_lanes(jobs, study.lanes, steps)
@@ -162,7 +164,7 @@ def run_study(study: Study, steps: Steps) -> tuple[Path, list[Scored]]:
 
 
 def _job(run: TaskRun, study: Study, datasets: Datasets, steps: Steps) -> Scored:
-    return run_task(run, study.out / run.name, steps, study.config.allow_hosts, datasets)
+    return run_task(run, under(study.out, run.name), steps, study.config.allow_hosts, datasets)
 
 
 def audit_line(outputs: dict[str, Any]) -> str:

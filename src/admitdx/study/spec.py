@@ -27,12 +27,17 @@
       gpt: {kind: llm, base_url: "http://localhost:8000/v1", model: my-model}
     allow_hosts: []                 # as `admitdx predict --config`
 
-Every error names the file and the key, and stops with exit code 2.
+The whole file is checked before any work (:mod:`admitdx.study.validate`): every system, used by a
+task or not, every option, matcher and score option, every name (:mod:`admitdx.study.names`: a task
+run's or a system's name is a folder under ``out:``). Every error names the file, the key path and
+the value, and stops with exit code 2.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +45,13 @@ from typing import Any
 
 from admitdx.errors import UsageError
 from admitdx.scoring.params import ScoreParams
+from admitdx.study.names import check_name, check_out, check_runs_apart
+from admitdx.study.validate import calls_a_model, check_matcher, check_systems, score_params
 from admitdx.systems.config import RunConfig, SystemChoice, parse_config
 from admitdx.tasks.registry import get_task, registered
 from admitdx.tasks.spec import TaskSpec
-from admitdx.yaml_reader import load_yaml
+from admitdx.typed_options import check_settings, hints_of
+from admitdx.yaml_reader import read_yaml_file
 
 STUDY_KEYS = {"out", "title", "lanes", "data", "score", "tasks", "systems", "allow_hosts"}
 TASK_KEYS = {"task", "from", "data", "set", "audit", "llm_audit", "matcher", "matcher_set", "judge"}
@@ -99,6 +107,9 @@ class Study:
     config: RunConfig
     title: str = ""
     lanes: int = 1
+    #: SHA-256 of the study file's bytes (or, for a study made from data, of its canonical JSON):
+    #: recorded in ``<out>/study.json`` (:mod:`admitdx.study.identity`)
+    digest: str = ""
 
     @property
     def system_names(self) -> list[str]:
@@ -114,16 +125,23 @@ def load_study(path: Path) -> Study:
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"study file {path} does not exist")
-    return read_study(load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}, path)
+    return read_study(read_yaml_file(path) or {}, path, hashlib.sha256(path.read_bytes()).hexdigest())
 
 
-def read_study(data: Any, path: Path) -> Study:
+def read_study(data: Any, path: Path, digest: str | None = None) -> Study:
     """A study from the file's parsed ``data`` (``admitdx demo`` sets its options in the shipped
-    file's data first); ``path`` names the file in errors and anchors relative paths."""
+    file's data first); ``path`` names the file in errors and anchors relative paths; ``digest``
+    identifies the study (default: the SHA-256 of ``data`` as canonical JSON)."""
     where = str(path)
+    if digest is None:
+        canonical = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+        digest = hashlib.sha256(canonical.encode()).hexdigest()
     _mapping(data, where, "the top level")
     _known(data, STUDY_KEYS, where, "")
     config = parse_config(data, where)
+    for name in config.systems:
+        check_name(name, where, f"systems.{name}")
+    check_systems(config, where)
     base = path.resolve().parent
     roots = {str(k): base / str(v) for k, v in _mapping(data.get("data") or {}, where, "data").items()}
     for name, root in roots.items():
@@ -132,17 +150,31 @@ def read_study(data: Any, path: Path) -> Study:
                 f"{where}: data.{name}: {root} is not a directory", hint="the folder with hosp/ and ed/"
             )
     score = _mapping(data.get("score") or {}, where, "score")
+    score_params(score, {}, None, where, "")
     tasks = _mapping(data.get("tasks"), where, "tasks")
     if not tasks:
         raise UsageError(f"{where}: `tasks` names no task", hint="e.g. tasks: {earlydx: {data: mimic}}")
+    lanes = data.get("lanes", 1)
+    if not _count(lanes):
+        raise UsageError(
+            f"{where}: lanes: {lanes!r} is not a positive whole number of task runs at once",
+            hint="e.g. lanes: 2",
+        )
+    out = base / str(data.get("out") or path.stem)
+    check_out(out, roots.values(), where)
     runs: dict[str, TaskRun] = {}
     for n, b in tasks.items():
-        runs[str(n)] = _task(str(n), b or {}, where, roots, config, score, runs)
-    lanes = data.get("lanes", 1)
-    if not isinstance(lanes, int) or lanes < 1:
-        raise UsageError(f"{where}: lanes must be a positive number of task runs at once")
-    out = base / str(data.get("out") or path.stem)
-    return Study(path, out, tuple(runs.values()), config, str(data.get("title") or path.stem), lanes)
+        runs[str(n)] = _task(
+            check_name(str(n), where, f"tasks.{n}"), b or {}, where, roots, config, score, runs
+        )
+    check_runs_apart(out, runs, roots.values(), where)
+    title = str(data.get("title") or path.stem)
+    return Study(path, out, tuple(runs.values()), config, title, lanes, digest)
+
+
+def _count(value: Any) -> bool:
+    """A positive whole number; ``true`` is not one (YAML's booleans are Python ints)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _task(
@@ -173,17 +205,24 @@ def _task(
             hint=f"one of: {', '.join(registered())}",
         )
     spec = get_task(task_name)
-    names = block.get("systems") or list(config.systems)
-    if not names:
-        raise UsageError(f"{where}: {key} runs no system", hint="list some under `systems:`")
-    systems = tuple(config.choose(str(s)) for s in names)
+    systems = _systems(block.get("systems"), config, where, key)
     audit = block.get("audit")
     if audit is not None and (audit not in AUDITORS or spec.answer != "diagnoses"):
         raise UsageError(f"{where}: {key}.audit must be one of {AUDITORS}, for a diagnosis task only")
     subset = block.get("subset")
-    if subset is not None and (not isinstance(subset, int) or subset < 1):
-        raise UsageError(f"{where}: {key}.subset must be a positive number of test instances")
-    score_values = {**study_score, **_mapping(block.get("score") or {}, where, f"{key}.score")}
+    if subset is not None and not _count(subset):
+        raise UsageError(f"{where}: {key}.subset: {subset!r} is not a positive number of test instances")
+    own_score = _mapping(block.get("score") or {}, where, f"{key}.score")
+    matcher = block.get("matcher")
+    matcher_options = _mapping(block.get("matcher_set") or {}, where, f"{key}.matcher_set")
+    if matcher is not None or matcher_options:
+        if not spec.needs_matcher:
+            raise UsageError(
+                f"{where}: {key}.matcher: task {spec.name} is scored without a matcher (its answers are "
+                f"{spec.answer}), so {matcher!r} would never be used",
+                hint=f"leave matcher{' and matcher_set' if matcher_options else ''} out of {key}",
+            )
+        check_matcher(matcher or spec.matcher, matcher_options, config.allow_hosts, where, key)
     if base is not None:
         source, params = base.source, base.params
     else:
@@ -195,15 +234,38 @@ def _task(
         source=source,
         params=params,
         systems=systems,
-        score=_score_params(score_values, where, key),
+        score=score_params(study_score, own_score, spec, where, f"{key}."),
         audit=audit,
-        matcher=block.get("matcher"),
-        matcher_options=_mapping(block.get("matcher_set") or {}, where, f"{key}.matcher_set"),
+        matcher=matcher,
+        matcher_options=matcher_options,
         subset=subset,
         base=base.name if base else None,
         llm_audit=_llm_audit(block.get("llm_audit"), spec, config, where, key),
-        judge=_judge(block.get("judge"), spec, systems, where, key),
+        judge=_judge(block.get("judge"), spec, systems, config, where, key),
     )
+
+
+def _systems(names: Any, config: RunConfig, where: str, key: str) -> tuple[SystemChoice, ...]:
+    """A run's ``systems:``: a list of names under the study's ``systems:`` or registered kinds."""
+    if names is None:
+        names = list(config.systems)
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise UsageError(
+            f"{where}: {key}.systems: {names!r} is not a list of system names",
+            hint=f"e.g. systems: [{names}]" if isinstance(names, str) else "e.g. systems: [frequency, gpt]",
+        )
+    if not names:
+        raise UsageError(f"{where}: {key} runs no system", hint="list some under `systems:`")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"{where}: {key}.systems names {', '.join(twice)} twice")
+    chosen = []
+    for name in names:
+        try:
+            chosen.append(config.choose(name))
+        except UsageError as e:
+            raise UsageError(f"{where}: {key}.systems: {e.message}", hint=e.hint) from e
+    return tuple(chosen)
 
 
 def _llm_audit(value: Any, spec: TaskSpec, config: RunConfig, where: str, key: str) -> LLMAudit | None:
@@ -212,32 +274,40 @@ def _llm_audit(value: Any, spec: TaskSpec, config: RunConfig, where: str, key: s
     block = _mapping(value, where, f"{key}.llm_audit")
     _known(block, {"system", "instances"}, where, f"{key}.llm_audit.")
     name, n = block.get("system"), block.get("instances")
-    if spec.answer != "diagnoses" or name not in config.systems or not isinstance(n, int) or n < 1:
+    models = [s for s, c in config.systems.items() if calls_a_model(c)]
+    if spec.answer != "diagnoses" or name not in models or not _count(n):
         raise UsageError(
             f"{where}: {key}.llm_audit needs a diagnosis task, `system:` (a system under `systems:` whose "
-            "model audits) and `instances:` (a positive number of test encounters)",
-            hint=f"systems: {', '.join(config.systems) or 'none'}",
+            "model audits: one of a kind that calls a model) and `instances:` (a positive number of "
+            f"test encounters); got system {name!r}, instances {n!r}",
+            hint=f"systems that call a model: {', '.join(models) or 'none'}",
         )
     return LLMAudit(config.systems[name], n)
 
 
 def _judge(
-    value: Any, spec: TaskSpec, systems: tuple[SystemChoice, ...], where: str, key: str
+    value: Any, spec: TaskSpec, systems: tuple[SystemChoice, ...], config: RunConfig, where: str, key: str
 ) -> Judge | None:
     if value is None:
         return None
     block = _mapping(value, where, f"{key}.judge")
     _known(block, {"matcher", "systems", "matcher_set"}, where, f"{key}.judge.")
     names = [s.name for s in systems]
-    judged = [str(s) for s in block.get("systems") or names]
-    if not spec.needs_matcher or not block.get("matcher") or not set(judged) <= set(names):
+    judged = block.get("systems") or names
+    if (
+        not spec.needs_matcher
+        or not block.get("matcher")
+        or not isinstance(judged, list)
+        or not set(map(str, judged)) <= set(names)
+    ):
         raise UsageError(
             f"{where}: {key}.judge needs a task scored through a matcher, `matcher:` and, as "
-            "`systems:`, some of the run's systems",
+            f"`systems:`, a list of some of the run's systems; got systems {judged!r}",
             hint=f"the run's systems: {', '.join(names)}",
         )
     options = _mapping(block.get("matcher_set") or {}, where, f"{key}.judge.matcher_set")
-    return Judge(str(block["matcher"]), tuple(judged), options)
+    check_matcher(block["matcher"], options, config.allow_hosts, where, f"{key}.judge")
+    return Judge(str(block["matcher"]), tuple(map(str, judged)), options)
 
 
 def task_params(spec: TaskSpec, values: dict[str, Any], where: str, key: str) -> Any:
@@ -252,28 +322,12 @@ def task_params(spec: TaskSpec, values: dict[str, Any], where: str, key: str) ->
         )
     hints = typing.get_type_hints(spec.params)
     tuples = {n for n in fields if typing.get_origin(hints[n]) is tuple}
+    check_settings(values, hints_of(spec.params), f"task {spec.name}", f"{where}: {key}.set")
     values = {k: tuple(v) if k in tuples and isinstance(v, list) else v for k, v in values.items()}
     try:
         return spec.make_params(**values)
     except (TypeError, ValueError) as e:
         raise UsageError(f"{where}: {key}.set: {e}") from e
-
-
-def _score_params(values: dict[str, Any], where: str, key: str) -> ScoreParams:
-    known = {f.name for f in dataclasses.fields(ScoreParams)} - {"matcher"}  # a task's own `matcher:` key
-    named = {k.replace("-", "_"): v for k, v in values.items()}
-    unknown = sorted(set(named) - known)
-    if unknown:
-        raise UsageError(
-            f"{where}: {key}.score: unknown option(s) {', '.join(unknown)}",
-            hint=f"options: {', '.join(sorted(known))}",
-        )
-    if isinstance(named.get("length_bins"), list):
-        named["length_bins"] = tuple(named["length_bins"])
-    try:
-        return ScoreParams(**named)
-    except (TypeError, ValueError) as e:
-        raise UsageError(f"{where}: {key}.score: {e}") from e
 
 
 def _root(name: Any, roots: dict[str, Path], where: str, key: str) -> Path:

@@ -27,7 +27,7 @@ from typing import Any
 from admitdx.errors import UsageError
 from admitdx.llm.egress import AllowedHost, parse_allow_hosts
 from admitdx.systems import registered
-from admitdx.yaml_reader import load_yaml
+from admitdx.yaml_reader import read_yaml_file
 
 CONFIG_KEYS = {"systems", "allow_hosts"}
 
@@ -66,7 +66,7 @@ def load_config(path: Path | None) -> RunConfig:
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"config file {path} does not exist")
-    data = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
+    data = read_yaml_file(path) or {}
     if not isinstance(data, dict):
         raise UsageError(f"{path}: the top level must be a mapping with `systems:` (and `allow_hosts:`)")
     unknown = sorted(set(data) - CONFIG_KEYS)
