@@ -157,11 +157,15 @@ def run_study(study: Study, steps: Steps) -> tuple[Path, list[Scored]]:
     datasets = Datasets()
     jobs = [(t.name, partial(_job, t, study, datasets)) for t in study.tasks]
     scored = run_in_lanes(jobs, study.lanes, steps)
-    return write_leaderboard(study.out, study.title, scored, study.system_names), scored
+    repeats = {t.name: (t.repeat_of, t.score.seed) for t in study.tasks if t.repeat_of}
+    return write_leaderboard(study.out, study.title, scored, study.system_names, study.path, repeats), scored
 
 
 def _job(run: TaskRun, study: Study, datasets: Datasets, steps: Steps) -> Scored:
-    return run_task(run, study.out / run.name, steps, study.config.allow_hosts, datasets)
+    palette = replace(run.score, palette=tuple(study.system_names))  # one colour per system, study-wide
+    return run_task(
+        replace(run, score=palette), study.out / run.name, steps, study.config.allow_hosts, datasets
+    )
 
 
 def audit_line(outputs: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@
         systems: [frequency, gpt]   # default: every system below
         subset: 20                  # only the first N test instances (a documented subset)
         score: {n_bootstrap: 200}   # on top of the study's score options
+        repeat: {seeds: [1, 2, 3]}  # once per seed (split, bootstrap, systems' seeds): mean and spread
         llm_audit: {system: gpt, instances: 8}  # EarlyDx: the LLM auditor on the first test encounters
       earlydx-gpt:
         from: earlydx               # predict on that earlier run's dataset (its build and audit)
@@ -33,6 +34,7 @@ Every error names the file and the key, and stops with exit code 2.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,8 @@ from typing import Any
 
 from admitdx.errors import UsageError
 from admitdx.scoring.params import ScoreParams
+from admitdx.systems import registered as registered_systems
+from admitdx.systems import require_answer
 from admitdx.systems.config import RunConfig, SystemChoice, parse_config
 from admitdx.tasks.registry import get_task, registered
 from admitdx.tasks.spec import TaskSpec
@@ -47,7 +51,7 @@ from admitdx.yaml_reader import load_yaml
 
 STUDY_KEYS = {"out", "title", "lanes", "data", "score", "tasks", "systems", "allow_hosts"}
 TASK_KEYS = {"task", "from", "data", "set", "audit", "llm_audit", "matcher", "matcher_set", "judge"}
-TASK_KEYS |= {"systems", "subset", "score"}
+TASK_KEYS |= {"systems", "subset", "score", "repeat"}
 BUILD_KEYS = ("task", "data", "set", "audit", "llm_audit")  # a `from:` run inherits these
 AUDITORS = ("rules",)
 
@@ -89,6 +93,7 @@ class TaskRun:
     base: str | None = None  # `from:` the run whose dataset this one predicts on
     llm_audit: LLMAudit | None = None
     judge: Judge | None = None
+    repeat_of: str | None = None  # `repeat:` the run this one repeats with another seed
 
 
 @dataclass(frozen=True)
@@ -137,9 +142,11 @@ def read_study(data: Any, path: Path) -> Study:
         raise UsageError(f"{where}: `tasks` names no task", hint="e.g. tasks: {earlydx: {data: mimic}}")
     runs: dict[str, TaskRun] = {}
     for n, b in tasks.items():
-        runs[str(n)] = _task(str(n), b or {}, where, roots, config, score, runs)
+        run = _task(str(n), b or {}, where, roots, config, score, runs)
+        for seeded in repeated(run, (b or {}).get("repeat"), where):
+            runs[seeded.name] = seeded
     lanes = data.get("lanes", 1)
-    if not isinstance(lanes, int) or lanes < 1:
+    if not _count(lanes):
         raise UsageError(f"{where}: lanes must be a positive number of task runs at once")
     out = base / str(data.get("out") or path.stem)
     return Study(path, out, tuple(runs.values()), config, str(data.get("title") or path.stem), lanes)
@@ -177,12 +184,16 @@ def _task(
     if not names:
         raise UsageError(f"{where}: {key} runs no system", hint="list some under `systems:`")
     systems = tuple(config.choose(str(s)) for s in names)
+    for system in systems:  # the whole study is refused before any work, naming both
+        require_answer(system.kind, spec, system.name, where=f"{where}: {key}.systems: ")
     audit = block.get("audit")
     if audit is not None and (audit not in AUDITORS or spec.answer != "diagnoses"):
         raise UsageError(f"{where}: {key}.audit must be one of {AUDITORS}, for a diagnosis task only")
     subset = block.get("subset")
-    if subset is not None and (not isinstance(subset, int) or subset < 1):
-        raise UsageError(f"{where}: {key}.subset must be a positive number of test instances")
+    if subset is not None and not _count(subset):
+        raise UsageError(
+            f"{where}: {key}.subset must be a positive number of test instances (got {subset!r})"
+        )
     score_values = {**study_score, **_mapping(block.get("score") or {}, where, f"{key}.score")}
     if base is not None:
         source, params = base.source, base.params
@@ -206,13 +217,51 @@ def _task(
     )
 
 
+def repeated(run: TaskRun, value: Any, where: str) -> list[TaskRun]:
+    """``repeat: {seeds: [1, 2, 3]}``: the run once per seed, named ``<run>-seed<seed>``, each seed
+    set wherever the run has one — the build's ``seed`` (the split), scoring's bootstrap seed and
+    each system's ``seed`` option where its kind takes one — so the leaderboard can show the mean
+    and spread across seeds beside the bootstrap interval. Without ``repeat:``, the run itself."""
+    if value is None:
+        return [run]
+    key = f"tasks.{run.name}.repeat"
+    block = _mapping(value, where, key)
+    _known(block, {"seeds"}, where, f"{key}.")
+    seeds = block.get("seeds")
+    if not isinstance(seeds, list) or len(seeds) < 2 or len(set(map(repr, seeds))) != len(seeds):
+        raise UsageError(f"{where}: {key}.seeds must list two or more different seeds", hint="e.g. [1, 2, 3]")
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
+        raise UsageError(f"{where}: {key}.seeds must be whole numbers (got {seeds!r})")
+    if run.base is not None or run.llm_audit is not None:
+        raise UsageError(f"{where}: {key} repeats a run that builds its own dataset and has no llm_audit")
+    fields = {f.name for f in dataclasses.fields(run.params)}
+    return [
+        dataclasses.replace(
+            run,
+            name=f"{run.name}-seed{seed}",
+            params=dataclasses.replace(run.params, seed=seed) if "seed" in fields else run.params,
+            score=dataclasses.replace(run.score, seed=seed),
+            systems=tuple(_seeded(choice, seed) for choice in run.systems),
+            repeat_of=run.name,
+        )
+        for seed in seeds
+    ]
+
+
+def _seeded(choice: SystemChoice, seed: int) -> SystemChoice:
+    """The system with ``seed`` when its kind takes a seed option, else unchanged."""
+    if "seed" not in inspect.signature(registered_systems()[choice.kind].factory).parameters:
+        return choice
+    return dataclasses.replace(choice, options={**choice.options, "seed": seed})
+
+
 def _llm_audit(value: Any, spec: TaskSpec, config: RunConfig, where: str, key: str) -> LLMAudit | None:
     if value is None:
         return None
     block = _mapping(value, where, f"{key}.llm_audit")
     _known(block, {"system", "instances"}, where, f"{key}.llm_audit.")
     name, n = block.get("system"), block.get("instances")
-    if spec.answer != "diagnoses" or name not in config.systems or not isinstance(n, int) or n < 1:
+    if spec.answer != "diagnoses" or name not in config.systems or not _count(n):
         raise UsageError(
             f"{where}: {key}.llm_audit needs a diagnosis task, `system:` (a system under `systems:` whose "
             "model audits) and `instances:` (a positive number of test encounters)",
@@ -260,7 +309,7 @@ def task_params(spec: TaskSpec, values: dict[str, Any], where: str, key: str) ->
 
 
 def _score_params(values: dict[str, Any], where: str, key: str) -> ScoreParams:
-    known = {f.name for f in dataclasses.fields(ScoreParams)} - {"matcher"}  # a task's own `matcher:` key
+    known = {f.name for f in dataclasses.fields(ScoreParams)} - {"matcher", "palette"}  # own keys, the study
     named = {k.replace("-", "_"): v for k, v in values.items()}
     unknown = sorted(set(named) - known)
     if unknown:
@@ -285,6 +334,12 @@ def _root(name: Any, roots: dict[str, Path], where: str, key: str) -> Path:
             hint=f"roots under `data:`: {', '.join(roots) or 'none'}",
         )
     return roots[str(name)]
+
+
+def _count(value: Any) -> bool:
+    """A positive whole number, and not a boolean (YAML's ``yes`` is ``True``, which Python counts
+    as 1: ``subset: yes`` would have scored one instance)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _mapping(value: Any, where: str, key: str) -> dict[str, Any]:
