@@ -11,9 +11,6 @@ them: the layout the issue found hiding most of the study.
 
 from __future__ import annotations
 
-import json
-import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,7 +19,7 @@ from admitdx.demo.run import STUDY_FILE
 from admitdx.report.leaderboard import TaskRun, build_leaderboard
 from admitdx.report.leaderboard_files import write_leaderboard_files
 from admitdx.yaml_reader import load_yaml
-from browser import CHROMIUM_FLAGS, chromium
+from browser import chromium, probed
 
 SUITES = {"earlydx": "earlydx", "clinibench": "clinibench", "er-reason-acuity": "category",
           "er-reason-disposition": "category"}  # fmt: skip
@@ -88,18 +85,10 @@ def demo_runs() -> tuple[list[str], list[TaskRun]]:
     return names, runs
 
 
-def probe(html: Path, width: int, profile: Path) -> dict:
-    page = html.with_name(f"probe-{width}.html")
-    page.write_text(html.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    flags = [*CHROMIUM_FLAGS, f"--window-size={width},1400", f"--user-data-dir={profile}"]
-    dom = subprocess.run(
-        [chromium(), *flags, "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    return json.loads(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1).replace("&quot;", '"'))
+def probe(html: Path, width: int) -> dict:
+    return probed(
+        html.read_text(encoding="utf-8"), html.with_name(f"probe-{width}.html"), f"{width},1400", PROBE
+    )
 
 
 def test_the_demo_shaped_board_has_every_run_and_its_counts() -> None:
@@ -118,7 +107,7 @@ def test_every_system_and_four_task_columns_show_without_page_scroll(width: int,
     html = write_leaderboard_files(
         build_leaderboard("admitdx demo (synthetic MIMIC-IV)", names, runs), tmp_path
     )
-    out = probe(html, width, tmp_path / "profile")
+    out = probe(html, width)
     assert out["width"] == width
     assert out["page"] <= width, "the page itself scrolls sideways"
     assert len(out["names"]) == 11
