@@ -5,11 +5,14 @@ leaderboard column group whose cells show the mean and the spread across seeds b
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from admitdx.cli import app
 from admitdx.errors import UsageError
 from admitdx.report.leaderboard import TaskRun, build_leaderboard
 from admitdx.report.leaderboard_files import render_latex, render_markdown
@@ -83,3 +86,34 @@ def test_the_seeds_make_one_column_with_mean_and_spread() -> None:
     markdown = render_markdown(board)
     assert "| majority | 0.520 [0.470, 0.570] n=105 #2 3 seeds: sd 0.020, 0.500–0.540 Δ -0.040 |" in markdown
     assert r"0.520 $\pm$0.020" in render_latex(board)
+
+
+def test_a_study_repeated_over_two_seeds_writes_one_column_group(
+    synthetic_root: Path, tmp_path: Path
+) -> None:
+    """Run end to end: two builds with their own splits, each scored, one column group of means."""
+    path = tmp_path / "study.yaml"
+    path.write_text(
+        STUDY.format(
+            root=synthetic_root, extra="    repeat: {seeds: [1, 2]}\n    score: {n_bootstrap: 20}\n"
+        ),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["study", str(path)])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "study"
+    runs = [json.loads((out / f"er-reason-acuity-seed{s}/report/results.json").read_text()) for s in (1, 2)]
+    splits = [
+        json.loads((out / f"er-reason-acuity-seed{s}/dataset/manifest.json").read_text()) for s in (1, 2)
+    ]
+    assert splits[0]["inputs"] != splits[1]["inputs"]  # each seed its own build
+    board = json.loads((out / "leaderboard.json").read_text())
+    (col,) = board["columns"]
+    assert col["task"] == "er-reason-acuity" and col["counts"]["seeds"] == [1, 2]
+    for i, name in enumerate(["majority", "triage-classifier"]):
+        values = [
+            next(s for s in r["systems"] if s["name"] == name)["metrics"]["accuracy"]["value"] for r in runs
+        ]
+        assert col["cells"][i]["seeds"]["values"] == values
+        assert col["cells"][i]["value"] == pytest.approx(statistics.fmean(values))
+    assert "2 seeds: sd" in (out / "leaderboard.md").read_text()
