@@ -116,3 +116,17 @@ def test_a_run_a_system_did_not_finish_is_marked_a_trial_in_every_format() -> No
                       "trial": "trial: 4 predicted of 6 in the benchmark set"}  # fmt: skip
     mark = "trial: 4 predicted of 6 in the benchmark set"
     assert mark in render_markdown(board) and mark in render_latex(board) and mark in render_html(board)
+
+
+def test_past_eight_systems_the_colour_keys_are_hatched_as_the_figures() -> None:
+    names = [f"s{i}" for i in range(10)]
+    run = {"suite": "category", "headline_metrics": ["accuracy"], "n_instances": 4,
+           "systems": [system(n, {"accuracy": i / 10}) for i, n in enumerate(names)]}  # fmt: skip
+    board = build_leaderboard("t", names, [TaskRun("acuity", "", "", run)])
+    assert [s["pattern"] for s in board["systems"]] == [None] * 8 + ["//", "//"]
+    assert board["systems"][8]["colour"] == board["systems"][0]["colour"]
+    html = render_html(board)
+    assert (
+        'style="background:repeating-linear-gradient(45deg, #0072b2 0 2px, #fff 2px 4px)"></span>s8' in html
+    )
+    assert 'style="background:#0072b2"></span>s0' in html

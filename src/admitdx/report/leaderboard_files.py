@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from admitdx.colours import css_background
 from admitdx.report.latex import escape
 from admitdx.report.repeats import spread_text
 from admitdx.report.table import fmt
@@ -88,26 +89,6 @@ def provenance_lines(board: dict[str, Any]) -> list[str]:
         else:
             lines.append(f"{name}: {m.get('kind')} (no model server)")
     return lines
-
-
-#: CSS for the hatches of :data:`admitdx.colours.PATTERNS` on a colour key (the figures' patterns)
-_HATCH = {
-    "//": "repeating-linear-gradient(45deg, {c} 0 2px, #fff 2px 4px)",
-    "\\\\": "repeating-linear-gradient(-45deg, {c} 0 2px, #fff 2px 4px)",
-    "xx": "repeating-linear-gradient(45deg, {c} 0 1.5px, transparent 1.5px 4px), "
-    "repeating-linear-gradient(-45deg, {c} 0 1.5px, #fff 1.5px 4px)",
-    "..": "radial-gradient(circle, {c} 1.2px, #fff 1.5px) 0 0 / 4px 4px",
-    "oo": "radial-gradient(circle, #fff 1px, {c} 1.3px, {c} 2px, #fff 2.3px) 0 0 / 5px 5px",
-}
-
-
-def swatch(system: dict[str, Any]) -> str:
-    """The CSS background of a system's colour key: its colour, hatched with its pattern past the
-    palette's eighth system (the same assignment as its figures)."""
-    pattern = system.get("pattern")
-    if pattern in _HATCH:
-        return f"background:{_HATCH[pattern].format(c=system['colour'])}"
-    return f"background:{system['colour']}"
 
 
 def published_rows(board: dict[str, Any]) -> list[tuple[str, list[dict[str, Any] | None]]]:
@@ -220,7 +201,7 @@ def _tex_counts(col: dict[str, Any]) -> str:
 
 def render_html(board: dict[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
-    env.filters.update(fmt=fmt, swatch=swatch)
+    env.filters.update(fmt=fmt, swatch=lambda system: css_background(system["colour"], system.get("pattern")))
     groups: list[dict[str, Any]] = []
     for i, col in enumerate(board["columns"]):
         if not groups or groups[-1]["task"] != col["task"]:
