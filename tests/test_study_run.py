@@ -151,9 +151,11 @@ def test_each_system_has_one_colour_on_every_page_of_the_study(
         for s in results["systems"]:
             assert s["colour"] == colours[s["name"]], (task, s["name"])
             assert f"fill: {colours[s['name']]}" in page  # its figures
-            assert f'<span class="dot" style="background:{colours[s["name"]]}"></span><b>{s["name"]}</b>' in browser
+            key = f'<span class="dot" style="background:{colours[s["name"]]}"></span><b>{s["name"]}</b>'
+            assert key in browser
     acuity = (leaderboard.parent / "er-reason-acuity/report/report.html").read_text(encoding="utf-8")
-    assert f"fill: {colours['frequency']}" not in acuity  # the first colour, a standalone score's for majority
+    # the first colour, which a standalone score would give majority, is not drawn in the acuity report
+    assert f"fill: {colours['frequency']}" not in acuity
 
 
 def test_differences_win_rate_and_provenance_reach_the_leaderboard(
