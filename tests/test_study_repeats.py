@@ -53,7 +53,10 @@ def test_a_repeated_run_is_one_run_per_seed_with_every_seed_set(tmp_path: Path) 
         ("    repeat: {seeds: [3]}\n", "repeat.seeds must list two or more different seeds"),
         ("    repeat: {seeds: [3, 3]}\n", "repeat.seeds must list two or more different seeds"),
         ("    repeat: {seeds: [true, 2]}\n", "repeat.seeds must be whole numbers"),
-        ("    repeat: {sedes: [1, 2]}\n", "unknown key(s) tasks.er-reason-acuity.repeat.sedes"),
+        (
+            "    repeat: {sedes: [1, 2]}\n",
+            "tasks.er-reason-acuity.repeat must be a mapping with one key, seeds",
+        ),
     ],
 )
 def test_a_bad_repeat_names_the_key(tmp_path: Path, extra: str, message: str) -> None:

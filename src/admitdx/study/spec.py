@@ -34,7 +34,6 @@ Every error names the file and the key, and stops with exit code 2.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,7 @@ from typing import Any
 
 from admitdx.errors import UsageError
 from admitdx.scoring.params import ScoreParams
-from admitdx.systems import registered as registered_systems
+from admitdx.study.repeat import repeated
 from admitdx.systems import require_answer
 from admitdx.systems.config import RunConfig, SystemChoice, parse_config
 from admitdx.tasks.registry import get_task, registered
@@ -215,44 +214,6 @@ def _task(
         llm_audit=_llm_audit(block.get("llm_audit"), spec, config, where, key),
         judge=_judge(block.get("judge"), spec, systems, where, key),
     )
-
-
-def repeated(run: TaskRun, value: Any, where: str) -> list[TaskRun]:
-    """``repeat: {seeds: [1, 2, 3]}``: the run once per seed, named ``<run>-seed<seed>``, each seed
-    set wherever the run has one — the build's ``seed`` (the split), scoring's bootstrap seed and
-    each system's ``seed`` option where its kind takes one — so the leaderboard can show the mean
-    and spread across seeds beside the bootstrap interval. Without ``repeat:``, the run itself."""
-    if value is None:
-        return [run]
-    key = f"tasks.{run.name}.repeat"
-    block = _mapping(value, where, key)
-    _known(block, {"seeds"}, where, f"{key}.")
-    seeds = block.get("seeds")
-    if not isinstance(seeds, list) or len(seeds) < 2 or len(set(map(repr, seeds))) != len(seeds):
-        raise UsageError(f"{where}: {key}.seeds must list two or more different seeds", hint="e.g. [1, 2, 3]")
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
-        raise UsageError(f"{where}: {key}.seeds must be whole numbers (got {seeds!r})")
-    if run.base is not None or run.llm_audit is not None:
-        raise UsageError(f"{where}: {key} repeats a run that builds its own dataset and has no llm_audit")
-    fields = {f.name for f in dataclasses.fields(run.params)}
-    return [
-        dataclasses.replace(
-            run,
-            name=f"{run.name}-seed{seed}",
-            params=dataclasses.replace(run.params, seed=seed) if "seed" in fields else run.params,
-            score=dataclasses.replace(run.score, seed=seed),
-            systems=tuple(_seeded(choice, seed) for choice in run.systems),
-            repeat_of=run.name,
-        )
-        for seed in seeds
-    ]
-
-
-def _seeded(choice: SystemChoice, seed: int) -> SystemChoice:
-    """The system with ``seed`` when its kind takes a seed option, else unchanged."""
-    if "seed" not in inspect.signature(registered_systems()[choice.kind].factory).parameters:
-        return choice
-    return dataclasses.replace(choice, options={**choice.options, "seed": seed})
 
 
 def _llm_audit(value: Any, spec: TaskSpec, config: RunConfig, where: str, key: str) -> LLMAudit | None:
