@@ -2,7 +2,9 @@
 (collapsed), the raw output, the reasoning, tokens and latency, from an LLM run's samples.jsonl as
 the sample log writes it; each matched pair with the matcher's similarity, and the guard's verdict
 per pair in a block of its own where the match records one. A system without samples shows the raw
-output its predictions keep; one that keeps nothing shows no transcript."""
+output its predictions keep; one that keeps nothing shows no transcript. The verdicts are recorded as
+the guarded matcher (issue 33) writes them: ``details.verdicts``, accepted pairs and refused near
+misses."""
 
 from __future__ import annotations
 
@@ -36,7 +38,14 @@ def _run(root: Path) -> tuple[Path, dict]:
     }])  # fmt: skip
     write_jsonl(llm / "matches" / "embedding.jsonl", [Match(e1.id, "llm", "embedding", [(0, 0), (1, 1)], {
         "similarity": [0.8123, 0.7711],
-        "guard": ["accepted: I21 ~ I21.4", "accepted: I10"]}).to_dict()])  # fmt: skip
+        "verdicts": [  # the guarded matcher's record: the accepted pairs and a refused near miss
+            {"prediction": 0, "reference": 0, "similarity": 0.8123, "verdict": "accepted",
+             "reason": "same ICD-10 block I21"},
+            {"prediction": 1, "reference": 1, "similarity": 0.7711, "verdict": "accepted",
+             "reason": "abbreviation HTN"},
+            {"prediction": 0, "reference": 1, "similarity": 0.61, "verdict": "refused",
+             "reason": "other organ system"},
+        ]}).to_dict()])  # fmt: skip
     write_jsonl(
         plain / "predictions.jsonl", [Prediction(e1.id, "plain", [PredictionItem("NSTEMI")]).to_dict()]
     )
@@ -63,17 +72,26 @@ def test_each_answer_carries_its_transcript_and_each_pair_its_similarity(tmp_pat
             "prediction": "Myocardial infarction",
             "gold": "NSTEMI",
             "similarity": 0.8123,
-            "guard": "accepted: I21 ~ I21.4",
+            "guard": "accepted: same ICD-10 block I21",
         },
-        {"prediction": "HTN", "gold": "Hypertension", "similarity": 0.7711, "guard": "accepted: I10"},
+        {
+            "prediction": "HTN",
+            "gold": "Hypertension",
+            "similarity": 0.7711,
+            "guard": "accepted: abbreviation HTN",
+        },
     ]
     assert plain["transcript"] is None  # no samples, no raw output, no usage: nothing to show
     assert plain["matched"] == [{"prediction": "NSTEMI", "gold": "NSTEMI", "similarity": None, "guard": None}]
+    assert plain["refused"] == []
 
     html = render_browser(results, encounters(dataset, results))
     assert "transcript: 1 call · tokens 600 prompt + 70 completion (30 reasoning) · 8.50 s" in html
     assert "<summary>prompt as sent (earlydx_zero_shot_v1)</summary>" in html and PROMPT in html
     assert '<pre class="reasoning">ST changes suggest an MI.</pre>' in html
     assert "<td>Myocardial infarction</td><td>NSTEMI</td><td>0.812</td>" in html
-    assert "guard's verdict per pair" in html and "HTN ↔ Hypertension: accepted: I10" in html
+    refused = {"prediction": "Myocardial infarction", "gold": "Hypertension", "similarity": 0.61}
+    assert llm["refused"] == [{**refused, "reason": "other organ system"}]
+    assert "the guard's verdicts" in html and "HTN ↔ Hypertension: accepted: abbreviation HTN" in html
+    assert "Myocardial infarction ↮ Hypertension (0.610): refused, other organ system" in html
     assert html.count('<details class="transcript">') == 1  # plain's answer has none

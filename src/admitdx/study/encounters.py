@@ -66,13 +66,15 @@ def _encounter(inst: Instance, systems: dict[str, _System], *, matched: bool) ->
         match = system.matches.get(inst.id)
         found = [list(pair) for pair in match.pairs] if match else [] if matched else _code_pairs(items, gold)
         shown = [it["text"] or it["code"] or "" for it in items]
+        matched, refused = _matched(found, match, shown, gold)
         answers[name] = {
             "items": shown,
             "answer": _shown(p.answer) if p else None,
             "pairs": found,
             "parse_error": p.parse_error if p else "no prediction",
             "correct": _correct(inst, p, found),
-            "matched": _matched(found, match, shown, gold),
+            "matched": matched,
+            "refused": refused,
             "transcript": _transcript(p, system.samples.get(inst.id, [])),
         }
     return {
@@ -87,18 +89,39 @@ def _encounter(inst: Instance, systems: dict[str, _System], *, matched: bool) ->
 
 def _matched(
     pairs: list[list[int]], match: Match | None, items: list[str], gold: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Each pair as the reader checks it: the predicted text, the gold text, the matcher's similarity
-    (the embedding matcher records one per pair) and the guard's verdict where the match has one."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(each pair as the reader checks it: the predicted text, the gold text, the matcher's similarity
+    — the embedding and guarded matchers record one per pair — and the guard's verdict with its
+    reason; the near misses the guard refused). Verdicts are the guarded matcher's
+    ``details.verdicts`` (``{prediction, reference, similarity, verdict, reason}``)."""
     details = match.details if match else {}
-    similarity, guard = details.get("similarity"), details.get("guard")
+    similarity = details.get("similarity")
+    verdicts = {(v.get("prediction"), v.get("reference")): v for v in details.get("verdicts") or []}
+
+    def text(p: int, r: int) -> dict[str, Any]:
+        return {
+            "prediction": items[p] if p < len(items) else "",
+            "gold": gold[r]["text"] if r < len(gold) else "",
+        }
+
     out = []
     for k, (p, r) in enumerate(pairs):
-        row: dict[str, Any] = {"prediction": items[p] if p < len(items) else "", "gold": gold[r]["text"]}
-        row["similarity"] = similarity[k] if isinstance(similarity, list) and k < len(similarity) else None
-        row["guard"] = guard[k] if isinstance(guard, list) and k < len(guard) else None
-        out.append(row)
-    return out
+        verdict = verdicts.get((p, r))
+        out.append({
+            **text(p, r),
+            "similarity": similarity[k] if isinstance(similarity, list) and k < len(similarity) else None,
+            "guard": f"{verdict['verdict']}: {verdict['reason']}" if verdict else None,
+        })  # fmt: skip
+    refused = [
+        {
+            **text(v["prediction"], v["reference"]),
+            "similarity": v.get("similarity"),
+            "reason": v.get("reason"),
+        }
+        for v in verdicts.values()
+        if v.get("verdict") == "refused"
+    ]
+    return out, refused
 
 
 def _transcript(p: Prediction | None, samples: list[dict[str, Any]]) -> dict[str, Any] | None:
