@@ -1,11 +1,12 @@
 """A fast start (issue 23): `admitdx --version` loads no verb, and `admitdx --help` loads none of
-the heavy parts (plotting, the scoring run, the demo, the matchers' solver). Measured in a fresh
+the heavy parts (plotting, the scoring run, the demo, the matchers' solver). Checked in a fresh
 interpreter through the console script's entry (:mod:`admitdx.launcher`), as a user's shell starts
-it; the CPU time is printed for the suite's log."""
+it. What is imported decides the start-up time and does not change with the machine's load, so the
+test asserts the modules; the CPU seconds are a bench figure (`bench/bench_cli_startup.py`, issue 34:
+no clocks in tests)."""
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 
@@ -21,15 +22,15 @@ HEAVY = (
     "httpx",
     "pyarrow",
     "jinja2",
+    "pandas",
+    "sklearn",
     "admitdx.tasks.registry",
     "admitdx.report.plots",
     "admitdx.scoring.run",
+    "admitdx.study.run",
     "admitdx.demo.run",
     "admitdx.matching.base",
 )
-#: The issue's target for `--version` and `--help` (measured 0.01 and 0.36-0.41 CPU-s on the 2-core
-#: development machine under load; 0.60-0.66 before the registry, SciPy and httpx were made lazy).
-CPU_TARGET_S = 0.5
 #: Not needed to print the version: not even the command-line framework.
 FRAMEWORK = ("typer", "rich", "numpy", "duckdb", "admitdx.cli")
 PROBE = """
@@ -44,40 +45,35 @@ print("LOADED", *sorted(m for m in {modules} if m in sys.modules))
 """
 
 
-def _start(*args: str) -> tuple[str, float]:
-    """(what the command printed, the CPU seconds its process used)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def start(*args: str) -> tuple[str, list[str]]:
+    """(what `admitdx ARGS` printed, which of :data:`HEAVY` and :data:`FRAMEWORK` it imported), in a
+    fresh interpreter."""
     out = subprocess.run(
         [sys.executable, "-c", PROBE.format(modules=HEAVY + FRAMEWORK), *args],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, out.splitlines()[-1].split()[1:]
 
 
 def test_version_answers_without_loading_any_verb() -> None:
-    out, cpu = _start("--version")
-    print(f"admitdx --version: {cpu:.2f} CPU-s")
-    assert out.startswith("admitdx ") and out.splitlines()[-1] == "LOADED"
-    assert cpu < CPU_TARGET_S
+    out, loaded = start("--version")
+    assert out.startswith("admitdx ") and loaded == []
 
 
 def test_help_loads_none_of_the_heavy_parts() -> None:
-    out, cpu = _start("--help")
-    print(f"admitdx --help: {cpu:.2f} CPU-s")
+    out, loaded = start("--help")
     assert "predict" in out and "score" in out
-    loaded = out.splitlines()[-1].split()[1:]
     assert not set(loaded) & set(HEAVY), loaded
-    assert cpu < CPU_TARGET_S
+    assert "typer" in loaded  # the probe does see what is loaded (the framework that prints the help)
 
 
 def test_build_lists_the_registered_tasks_on_demand() -> None:
     """`admitdx build --help` still lists every registered task (loaded lazily by its group)."""
-    out, _ = _start("build", "--help")
+    out, loaded = start("build", "--help")
     # the package's tasks, from a fresh interpreter (test modules register tasks of their own here)
     listing = [sys.executable, "-c", "from admitdx.tasks.registry import registered; print(*registered())"]
     shipped = subprocess.run(listing, capture_output=True, text=True, check=True).stdout.split()
     assert len(shipped) >= 11 and all(name in out for name in shipped)
-    assert "admitdx.tasks.registry" in out.splitlines()[-1].split()  # loaded here, on demand
+    assert "admitdx.tasks.registry" in loaded  # loaded here, on demand

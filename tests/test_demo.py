@@ -159,7 +159,7 @@ def test_the_local_model_runs_of_the_demo_study(
         s = runs[f"{task}-llm-subset"]
         llm = s.results["systems"][-1]["name"]
         n = small.get(s.name, 3)
-        assert s.results["subset"].startswith(f"the first {n} test encounters")
+        assert s.results["subset"].startswith(f"the first {n} benchmark-set encounters")
         assert [x["name"] for x in s.results["systems"]] == [*baselines, llm]
         records = [
             json.loads(line) for line in (out / s.name / "predictions" / llm / "predictions.jsonl").open()

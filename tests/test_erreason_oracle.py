@@ -181,8 +181,10 @@ def test_majority_and_classifier_on_hand_data() -> None:
         _inst(11, task.name, meta={"triage_heartrate": 68}),
     ]
     assert [p.answer for p in classifier.predict(test)] == ["ADMITTED", "HOME"]
-    with pytest.raises(UsageError, match="category tasks"):
-        create("majority", task=get_task("er-reason-one-liner"))
+    with pytest.raises(
+        UsageError, match="kind majority answers category; task er-reason-one-liner asks for text"
+    ):
+        create("majority", task=get_task("er-reason-one-liner"))  # no text from a class prior
 
 
 def test_knn_and_code_baselines_on_hand_data() -> None:

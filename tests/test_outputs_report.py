@@ -93,7 +93,10 @@ def test_every_track_states_what_it_was_computed_over(scored: tuple) -> None:
     assert "## Time-critical conditions (encounter level) — scored on 6 encounters, 4 patients" in table
     # the terminal table (on stdout) names the track's sample before the split's
     text = " ".join(output.split())
-    assert "TRIAL: 5 OF 6 · supported labels · scored on 5 encounters, 3 patients" in text
+    assert (
+        "TRIAL: 5 PREDICTED OF 6 IN THE BENCHMARK SET · supported labels · scored on 5 encounters, 3 patients"
+        in text
+    )
     assert "(of the test split's 6 encounters, 4" in text
 
 
@@ -164,21 +167,31 @@ def test_uninformative_intervals_are_flagged(scored: tuple) -> None:
 
 def test_a_trial_is_marked_everywhere_and_gets_no_significance_marks(scored: tuple) -> None:
     """noisy predicted 5 of the 6 test encounters: every card, title, figure, table and caption says
-    "trial: 5 of 6", and no renderer prints a mark, even where --min-patients would allow one."""
+    "trial: 5 predicted of 6 in the benchmark set", and no renderer prints a mark, even where
+    --min-patients would allow one."""
     from admitdx.report.latex import render_latex
 
     root, ds, dirs, _, _ = scored
     results, _ = _score(ds, dirs, root / "trial-min3", "--min-patients", "3")
     assert run_cli("report", root / "trial-min3").exit_code == 0
     html = (root / "trial-min3" / "report.html").read_text()
-    assert '<span class="trial" id="trial-mark">trial: 5 of 6</span>' in html
-    assert html.count('<div class="trial">trial: 5 of 6</div>') == 1  # noisy's card only
-    assert "trial: 5 of 6" in html.split('id="fig-main"')[1].split("</figure>")[0]  # the figure's title
+    assert '<span class="trial" id="trial-mark">trial: 5 predicted of 6 in the benchmark set</span>' in html
+    assert (
+        html.count('<div class="trial">trial: 5 predicted of 6 in the benchmark set</div>') == 1
+    )  # noisy's card only
+    assert (
+        "trial: 5 predicted of 6 in the benchmark set" in html.split('id="fig-main"')[1].split("</figure>")[0]
+    )  # the figure's title
     assert '<span class="sig">*</span>' not in html and "paired bootstrap p &lt;" not in html
     table = (root / "trial-min3" / "table.md").read_text()
-    assert table.startswith("# Trial: 5 of 6 — admitdx results") and "\\*" not in table
+    assert (
+        table.startswith("# Trial: 5 predicted of 6 in the benchmark set — admitdx results")
+        and "\\*" not in table
+    )
     tex = render_latex(results)
-    assert "\\caption{Trial: 5 of 6, not a result." in tex and "$^{*}$" not in tex
+    assert (
+        "\\caption{Trial: 5 predicted of 6 in the benchmark set, not a result." in tex and "$^{*}$" not in tex
+    )
 
 
 def test_colours_follow_the_order_of_appearance_and_are_recorded(scored: tuple) -> None:

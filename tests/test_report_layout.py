@@ -9,9 +9,6 @@ OTHER; MIMIC-IV-ED documentation, edstays table): their length is what ran the x
 
 from __future__ import annotations
 
-import json
-import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +22,7 @@ from admitdx.jsonl import write_jsonl
 from admitdx.tasks.dataset_writer import instance_schema
 from admitdx.tasks.registry import register
 from admitdx.tasks.spec import TaskSpec
-from browser import CHROMIUM_FLAGS, chromium
+from browser import chromium, probed
 from predict_manifests import write_predict_manifest
 
 DISPOSITIONS = (
@@ -136,17 +133,7 @@ def test_tables_fit_their_cards_and_axis_labels_do_not_overlap(kind: str, tmp_pa
     assert ('id="agreement"' in html) == (kind == "diagnoses")  # no judge where no matcher applies
     if kind != "diagnoses":
         assert "admission-time diagnosis report" not in html and "predicted_share." not in html
-    page = tmp_path / "probe.html"
-    page.write_text(html.replace("</body>", PROBE + "</body>"))
-    flags = [*CHROMIUM_FLAGS, "--window-size=1024,4000", f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run(
-        [chromium(), *flags, "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    probe = json.loads(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1).replace("&quot;", '"'))
+    probe = probed(html, tmp_path / "probe.html", "1024,4000", PROBE)
     assert probe["tables"] and probe["axes"]
     for table in probe["tables"]:
         assert table["right"] <= table["card"] + 0.5, (

@@ -160,7 +160,8 @@ def test_a_subset_dataset_says_so_in_results_table_and_report(tmp_path: Path) ->
 
     ds, run = tmp_path / "ds", tmp_path / "sys"
     write_jsonl(ds / "instances.jsonl", [_inst(0, ACUITY, 1, target="1").to_dict()])
-    write_manifest(ds, stage="subset", inputs={}, outputs={"subset": "the first 1 test encounters of X"})
+    cut = {"subset": "the first 1 test encounters of X", "trial": {"n": 1, "of": 4}}
+    write_manifest(ds, stage="subset", inputs={}, outputs=cut)
     write_jsonl(run / "predictions.jsonl", [Prediction("i0", "sys", [], answer="1").to_dict()])
     write_predict_manifest(run, [_inst(0, ACUITY, 1, target="1")])
     out = tmp_path / "out"
@@ -169,6 +170,12 @@ def test_a_subset_dataset_says_so_in_results_table_and_report(tmp_path: Path) ->
     )
     assert scored.exit_code == 0, scored.output
     assert json.loads((out / "results.json").read_text())["subset"] == "the first 1 test encounters of X"
-    assert "> A subset: scored on the first 1 test encounters of X" in (out / "table.md").read_text()
+    words = (
+        "the first 1 test encounters of X: 1 scored of 4 in the benchmark set, not on the whole benchmark set"
+    )
+    assert f"> A subset: scored on {words}." in (out / "table.md").read_text()
+    assert CliRunner().invoke(app, ["report", str(out)]).exit_code == 0
+    page = (out / "report.html").read_text()
+    assert f"These numbers are scored on {words}.</div>" in page and 'id="counts-legend"' in page
     assert CliRunner().invoke(app, ["report", str(out)]).exit_code == 0
     assert 'id="subset-note"' in (out / "report.html").read_text()

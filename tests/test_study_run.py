@@ -19,10 +19,12 @@ import pytest
 from typer.testing import CliRunner
 
 from admitdx.cli import app
+from admitdx.runs import sha256_file
 from browser import CHROMIUM_FLAGS, chromium
 from data_roots import run_cli
 
 TASKS = ("earlydx", "er-reason-acuity")
+SYSTEMS = ("frequency", "knn-bm25", "majority", "triage-classifier")
 STUDY = """\
 out: out
 lanes: 2
@@ -60,12 +62,13 @@ def by_hand(root: Path, out: Path) -> dict[str, bytes]:
     preds = [ed / "predictions" / s for s in ("frequency", "knn-bm25")]
     cli("match", "--dataset", ed / "audited", "--matcher", "exact", "--predictions", *preds)
     cli("score", "--dataset", ed / "audited", "--matcher", "exact", "--n-bootstrap", 50,
-        "--out", ed / "report", "--predictions", *preds)  # fmt: skip
+        "--out", ed / "report", "--palette", ",".join(SYSTEMS), "--predictions", *preds)  # fmt: skip
     er = out / "er-reason-acuity"
     cli("build", "er-reason", "--task", "acuity", "--mimic", root, "--out", er / "dataset")
     for system in ("majority", "triage-classifier"):
         cli("predict", "--dataset", er / "dataset", "--system", system, "--out", er / "predictions" / system)
     cli("score", "--dataset", er / "dataset", "--n-bootstrap", 50, "--out", er / "report",
+        "--palette", ",".join(SYSTEMS),  # the study's colours: its systems in their order
         "--predictions", *(er / "predictions" / s for s in ("majority", "triage-classifier")))  # fmt: skip
     return {t: (out / t / "report" / "results.json").read_bytes() for t in TASKS}
 
@@ -129,6 +132,57 @@ def test_a_rerun_predicts_nothing_again_and_writes_the_same_leaderboard(
     cli("study", path)
     assert {p: p.read_bytes() for p in lines} == lines
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_each_system_has_one_colour_on_every_page_of_the_study(
+    study: tuple[Path, dict[str, bytes], Path],
+) -> None:
+    """The study assigns the colours once, in its order of systems: the acuity report draws majority
+    in the study's third colour, not in the first that a standalone score would give it."""
+    _, _, leaderboard = study
+    board = json.loads(leaderboard.with_suffix(".json").read_text(encoding="utf-8"))
+    colours = {s["name"]: s["colour"] for s in board["systems"]}
+    assert list(colours) == list(SYSTEMS) and len(set(colours.values())) == 4
+    for task in TASKS:
+        report = leaderboard.parent / task / "report"
+        results = json.loads((report / "results.json").read_text(encoding="utf-8"))
+        browser = (report / "encounters.html").read_text(encoding="utf-8")
+        page = (report / "report.html").read_text(encoding="utf-8")
+        for s in results["systems"]:
+            assert s["colour"] == colours[s["name"]], (task, s["name"])
+            assert f"fill: {colours[s['name']]}" in page  # its figures
+            key = f'<span class="dot" style="background:{colours[s["name"]]}"></span><b>{s["name"]}</b>'
+            assert key in browser
+    acuity = (leaderboard.parent / "er-reason-acuity/report/report.html").read_text(encoding="utf-8")
+    # the first colour, which a standalone score would give majority, is not drawn in the acuity report
+    assert f"fill: {colours['frequency']}" not in acuity
+
+
+def test_differences_win_rate_and_provenance_reach_the_leaderboard(
+    study: tuple[Path, dict[str, bytes], Path],
+) -> None:
+    path, _, leaderboard = study
+    board = json.loads(leaderboard.with_suffix(".json").read_text(encoding="utf-8"))
+    er = next(c for c in board["columns"] if c["task"] == "er-reason-acuity")
+    gaps = json.loads((leaderboard.parent / "er-reason-acuity/report/differences.json").read_text())
+    assert gaps["n_bootstrap"] == 50 and er["best"] == gaps["metrics"]["accuracy"]["best"]
+    values = {s["name"]: c["value"] for s, c in zip(board["systems"], er["cells"], strict=True) if c}
+    assert er["best"] == max(values, key=lambda name: values[name])
+    for c in er["cells"][2:]:  # majority and triage-classifier: one is the best, the other differs
+        if not c["best"]:
+            gap = c["difference"]
+            assert gap["value"] == pytest.approx(c["value"] - values[er["best"]])
+            assert gap["mark"] == (gap["ci"][0] > 0 or gap["ci"][1] < 0)
+    assert [w["task_runs"] for w in board["win_rate"]["systems"]] == [1, 1, 1, 1]
+    provenance = board["provenance"]
+    assert provenance["study_file"] == {"name": path.name, "sha256": sha256_file(path)}
+    runs = {r["name"]: r for r in provenance["runs"]}
+    built = leaderboard.parent / "er-reason-acuity" / "dataset" / "instances.jsonl"
+    assert runs["er-reason-acuity"]["dataset_sha256"] == sha256_file(built)
+    assert runs["er-reason-acuity"]["seeds"]["bootstrap.replicates"] == 50
+    assert provenance["systems"]["majority"] == {"kind": "majority"}
+    assert "study file demo-study.yaml sha256" in leaderboard.read_text(encoding="utf-8")  # the page footer
+    assert leaderboard.with_suffix(".tex").read_text(encoding="utf-8").startswith("% admitdx ")
 
 
 @pytest.mark.parametrize(

@@ -46,3 +46,20 @@ def style_at(position: int) -> Style:
     """The style of the system at ``position`` (0-based) in its run."""
     round_, index = divmod(position, len(PALETTE))
     return Style(PALETTE[index], PATTERNS[round_ % len(PATTERNS)])
+
+
+#: CSS for the hatches of :data:`PATTERNS` on a page's colour key (the figures draw them with matplotlib)
+_CSS_HATCHES = {
+    "//": "repeating-linear-gradient(45deg, {c} 0 2px, #fff 2px 4px)",
+    "\\\\": "repeating-linear-gradient(-45deg, {c} 0 2px, #fff 2px 4px)",
+    "xx": "repeating-linear-gradient(45deg, {c} 0 1.5px, transparent 1.5px 4px), "
+    "repeating-linear-gradient(-45deg, {c} 0 1.5px, #fff 1.5px 4px)",
+    "..": "radial-gradient(circle, {c} 1.2px, #fff 1.5px) 0 0 / 4px 4px",
+    "oo": "radial-gradient(circle, #fff 1px, {c} 1.3px, {c} 2px, #fff 2.3px) 0 0 / 5px 5px",
+}
+
+
+def css_background(colour: str, pattern: str | None) -> str:
+    """The CSS ``background`` of a system's colour key on a page: its colour, hatched as its figures
+    are past the palette's eighth system."""
+    return f"background:{_CSS_HATCHES[pattern].format(c=colour) if pattern in _CSS_HATCHES else colour}"

@@ -146,10 +146,19 @@ def systems(
     from admitdx.systems.options import kind_options
 
     table = Table(
-        "kind", "description", *(["options (--set KEY=VALUE, default)"] if verbose else []), box=None
+        "kind",
+        "answers",
+        "description",
+        *(["options (--set KEY=VALUE, default)"] if verbose else []),
+        box=None,
     )
     for spec in registered().values():
-        table.add_row(spec.name, spec.description, *([kind_options(spec.factory)] if verbose else []))
+        table.add_row(
+            spec.name,
+            ", ".join(spec.answers),
+            spec.description,
+            *([kind_options(spec.factory)] if verbose else []),
+        )
     Console(width=max(Console().width, 160) if verbose else None).print(table)
 
 

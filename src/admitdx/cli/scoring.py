@@ -198,6 +198,14 @@ def score(
             "Suites that allow it only (EarlyDx); the files written are the same either way.",
         ),
     ] = None,
+    palette: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated system names in the order their colours are assigned (a study's "
+            "systems, so that each keeps one colour on every page of the study); default: the order "
+            "of --predictions.",
+        ),
+    ] = None,
 ) -> None:
     """Score predictions against a dataset with its task's metric suite (`admitdx tasks` names it).
 
@@ -253,6 +261,7 @@ def score(
         length_bins=clinibench.parse_length_bins(length_bins),
         macro_interval=macro_interval,
         jobs=jobs,
+        palette=tuple(n.strip() for n in palette.split(",") if n.strip()) if palette else (),
     )
     console = Console(stderr=True)
     try:

@@ -13,8 +13,8 @@ from admitdx.demo.params import DemoParams
 from admitdx.llm.local_server import llama_cpp_available
 from admitdx.llm.open import LOCAL
 from admitdx.report.console import print_headline
-from admitdx.study.leaderboard import Scored
 from admitdx.study.run import run_study
+from admitdx.study.scored import Scored
 from admitdx.study.spec import read_study
 from admitdx.study.steps import Steps, cpu_seconds
 from admitdx.synthetic import generate_synthetic, read_truth_meta

@@ -15,6 +15,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from admitdx.colours import css_background
 from admitdx.report import plots
 from admitdx.runs import write_aside
 
@@ -44,7 +45,9 @@ def render_browser(results: dict[str, Any], encounters: list[dict[str, Any]]) ->
     return env.get_template("browser.html.j2").render(
         r=results,
         systems=systems,
-        colours={name: style.colour for name, style in plots.styles(results).items()},
+        keys={
+            name: css_background(style.colour, style.pattern) for name, style in plots.styles(results).items()
+        },
         tracks=[t for t in TRACKS if t in present],
         encounters=encounters,
     )

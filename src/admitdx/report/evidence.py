@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from admitdx.report.counts import predicted_of, scored_of
 from admitdx.scoring.params import MIN_PATIENTS_FOR_SIGNIFICANCE
 
 ALPHA = 0.05
@@ -67,17 +68,21 @@ def trial(results: dict[str, Any]) -> tuple[int, int] | None:
 
 
 def trial_text(results: dict[str, Any]) -> str | None:
-    """``trial: n of N`` for a trial run (every card, plot title, table and caption shows it)."""
+    """``trial: n scored of N in the benchmark set`` for a subset, ``trial: n predicted of N …`` for a
+    run a system did not finish (every card, plot title, table and caption shows it;
+    :mod:`admitdx.report.counts`)."""
     found = trial(results)
-    return f"trial: {found[0]} of {found[1]}" if found else None
+    if not found:
+        return None
+    return f"trial: {(scored_of if results.get('subset_trial') else predicted_of)(*found)}"
 
 
 def system_trial_text(results: dict[str, Any], system: dict[str, Any]) -> str | None:
-    """``trial: n of N`` for one system's card: its own predictions when it left some out, else the
+    """The trial mark of one system's card: its own predictions when it left some out, else the
     run's cut (a subset marks every system)."""
     missing = system["counts"].get("missing", 0)
     if missing:
-        return f"trial: {results['n_instances'] - missing} of {results['n_instances']}"
+        return f"trial: {predicted_of(results['n_instances'] - missing, results['n_instances'])}"
     return trial_text(results) if results.get("subset_trial") else None
 
 

@@ -17,6 +17,7 @@ from admitdx.errors import UsageError
 from admitdx.metrics.earlydx import RECALL_AT_K
 from admitdx.report import evidence, plots
 from admitdx.report.browser import BROWSER_FILE
+from admitdx.report.counts import LEGEND, scored_of
 from admitdx.report.figures import figure_plots
 from admitdx.report.table import (
     MAIN_COLUMNS,
@@ -84,6 +85,8 @@ def render_report(results: dict[str, Any], browser: str | None = None) -> str:
         uninformative_mark=evidence.UNINFORMATIVE_MARK,
         trial=evidence.trial_text(results),
         system_trial=lambda s: evidence.system_trial_text(results, s),
+        scored_of=scored_of,
+        counts_legend=LEGEND,
     )
     shown = shown_metrics(results)
     systems = results["systems"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from admitdx.report import evidence
 from admitdx.report.cells import fmt, fmt_ci
+from admitdx.report.counts import scored_of
 from admitdx.report.levels import level_blocks
 from admitdx.runs import write_aside
 
@@ -100,7 +101,9 @@ def render_table(results: dict[str, Any]) -> str:
         lines[0] = f"# {trial.capitalize()} — " + lines[0].removeprefix("# ")
         lines += ["", f"> **{trial.capitalize()}**, not a result. {evidence.TRIAL_NOTE}"]
     if results.get("subset"):
-        lines += ["", f"> A subset: scored on {results['subset']}, not on the whole test split."]
+        cut = results.get("subset_trial")
+        counts = f": {scored_of(cut['n'], cut['of'])}" if cut else ""
+        lines += ["", f"> A subset: scored on {results['subset']}{counts}, not on the whole benchmark set."]
     if results.get("tracks_note"):
         lines += ["", f"> {results['tracks_note']}"]
     if results.get("concept_extractor"):  # ER-Reason planning: which extractor found the concepts

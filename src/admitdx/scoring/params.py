@@ -12,8 +12,9 @@ from admitdx.ontology import hcc
 
 BOOTSTRAP_UNIVERSES = ("track", "split")
 UNPARSEABLE = ("wrong", "exclude")
-#: fields of :class:`ScoreParams` that say how a run executes, not what it computes (not recorded)
-EXECUTION_SETTINGS = frozenset({"jobs"})
+#: fields of :class:`ScoreParams` that say how a run executes or is drawn, not what it computes (not
+#: recorded in params; ``palette``'s colours are in each system's entry)
+EXECUTION_SETTINGS = frozenset({"jobs", "palette"})
 #: choices added after results.json's fields were fixed: recorded only when they differ from their
 #: default, so that scoring the same predictions as before writes the same bytes as before
 RECORDED_WHEN_SET = frozenset({"hcc_model", "ccsr_table", "unparseable", "allow_no_manifest", "reproduce"})
@@ -115,6 +116,10 @@ class ScoreParams:
     #: execution setting: processes that score systems side by side (None: one per CPU; 1: in this
     #: process). Results are byte-identical whatever it is, so it is not recorded
     jobs: int | None = None
+    #: the systems in the order their colours are assigned (:mod:`admitdx.colours`): a study's
+    #: every system, so that a system has one colour on every page of the study; empty: the run's
+    #: own order (a standalone `score`)
+    palette: tuple[str, ...] = ()
 
     def recorded(self) -> dict[str, Any]:
         """The protocol choices as results.json and the manifest record them: every field except the

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from admitdx import __version__
-from admitdx.colours import style_at
+from admitdx.colours import assign
 from admitdx.contracts import (
     INSTANCES_FILE,
     MATCHES_DIR,
@@ -51,6 +51,7 @@ from admitdx.scoring.context import (
     system_description,
     system_entry,
 )
+from admitdx.scoring.differences import differences, write_differences
 from admitdx.scoring.inputs import SystemInput, load_system
 from admitdx.scoring.layout import check_layout
 from admitdx.scoring.params import ScoreParams
@@ -146,9 +147,9 @@ def _score_run(
     results = [s.entry for s in scored]
     replicates = {s.name: s.replicates for s in scored}
     base = next(r for r in results if r["name"] == baseline)
-    for position, r in enumerate(results):  # every page and figure of the run draws it so
-        style = style_at(position)
-        r["colour"], r["pattern"] = style.colour, style.pattern
+    styles = assign([*params.palette, *(r["name"] for r in results)])  # the study's order first
+    for r in results:  # every page and figure of the run draws it so
+        r["colour"], r["pattern"] = styles[r["name"]].colour, styles[r["name"]].pattern
     for r in results:
         if r["name"] != baseline:
             r["vs_baseline"] = {
@@ -169,7 +170,7 @@ def _score_run(
         **set_aside,
         "baseline": baseline,
         # a dataset cut from another (the demo's LLM subset) says so in its manifest, and how
-        # many of how many test instances it kept (the report marks it a trial: n of N)
+        # many of how many test instances it kept (the report marks it: n scored of N in the benchmark set)
         "subset": cut.get("subset"),
         "subset_trial": cut.get("trial"),
         **{k: v for k, v in prepared.items() if not k.startswith("_")},
@@ -181,6 +182,8 @@ def _score_run(
     out_dir.mkdir(parents=True, exist_ok=True)
     write_aside(out_dir / RESULTS_FILE, json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     write_aside(out_dir / PER_INSTANCE_FILE, b"".join(s.lines for s in scored))
+    gaps = differences(results, replicates, out.get("headline_metrics", []), params.confidence)
+    write_differences(out_dir, gaps, params.n_bootstrap, params.confidence)
     write_manifest(out_dir, stage="score", inputs=_manifest_inputs(dataset_dir, params, scored), outputs={
         "systems": [s.name for s in scored],
         "instances": len(ctx.instances),

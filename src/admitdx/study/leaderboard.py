@@ -4,28 +4,19 @@ task, built with the parameters the number needs)."""
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from admitdx.report.browser import BROWSER_FILE
 from admitdx.report.html import REPORT_FILE
 from admitdx.report.leaderboard import TaskRun, build_leaderboard
 from admitdx.report.leaderboard_files import write_leaderboard_files
+from admitdx.scoring.differences import DIFFERENCES_FILE
+from admitdx.study.provenance import study_provenance
 from admitdx.study.published import load_published
-
-
-@dataclass(frozen=True)
-class Scored:
-    """One scored task run: its column group's name, the registered task and its build parameters
-    (which published numbers apply), where its report is, and its results."""
-
-    name: str
-    task: str
-    params: Any
-    report_dir: Path
-    results: dict[str, Any]
+from admitdx.study.scored import Scored
 
 
 def system_order(scored: list[Scored]) -> list[str]:
@@ -36,10 +27,21 @@ def system_order(scored: list[Scored]) -> list[str]:
     return list(names)
 
 
-def write_leaderboard(out: Path, title: str, scored: list[Scored], systems: list[str] | None = None) -> Path:
-    """leaderboard.{json,md,tex,html} in ``out``; returns the html's path."""
+def write_leaderboard(
+    out: Path,
+    title: str,
+    scored: list[Scored],
+    systems: list[str] | None = None,
+    study_file: Path | None = None,
+    repeats: dict[str, tuple[str, int]] | None = None,
+) -> Path:
+    """leaderboard.{json,md,tex,html} in ``out``; returns the html's path. ``study_file``: the study
+    file whose SHA-256 the provenance records; ``repeats``: run name → (the run it repeats, its seed),
+    whose seeds become one column group (:mod:`admitdx.report.repeats`)."""
     published = load_published()
-    runs = []
+    repeats = repeats or {}
+    runs: list[TaskRun] = []
+    grouped: dict[str, TaskRun] = {}
     for s in scored:
         href = Path(os.path.relpath(s.report_dir, out)).as_posix()
         applies = tuple(
@@ -48,6 +50,21 @@ def write_leaderboard(out: Path, title: str, scored: list[Scored], systems: list
             for p in published
             if p.applies_to(s.task, s.params)
         )  # fmt: skip
-        runs.append(TaskRun(s.name, f"{href}/{REPORT_FILE}", f"{href}/{BROWSER_FILE}", s.results, applies))
-    board = build_leaderboard(title, systems or system_order(scored), runs)
+        gaps = s.report_dir / DIFFERENCES_FILE
+        differences = json.loads(gaps.read_text(encoding="utf-8"))["metrics"] if gaps.is_file() else {}
+        run = TaskRun(
+            s.name, f"{href}/{REPORT_FILE}", f"{href}/{BROWSER_FILE}", s.results, applies, differences
+        )
+        if s.name not in repeats:
+            runs.append(run)
+            continue
+        base, seed = repeats[s.name]
+        if base in grouped:  # the next seed of a repeated run: its results join the first's column
+            first = grouped[base]
+            runs[runs.index(first)] = grouped[base] = replace(first, seeds=(*first.seeds, (seed, s.results)))
+        else:  # the first seed's report and browser stand for the group
+            grouped[base] = replace(run, name=base, seeds=((seed, s.results),))
+            runs.append(grouped[base])
+    provenance = study_provenance(study_file, scored)
+    board = build_leaderboard(title, systems or system_order(scored), runs, provenance)
     return write_leaderboard_files(board, out)

@@ -35,8 +35,9 @@ from admitdx.matching.runner import run_matcher
 from admitdx.runs import exclusive
 from admitdx.study.identity import claim
 from admitdx.study.lanes import Datasets, run_in_lanes
-from admitdx.study.leaderboard import Scored, write_leaderboard
+from admitdx.study.leaderboard import write_leaderboard
 from admitdx.study.names import under
+from admitdx.study.scored import Scored
 from admitdx.study.spec import LLMAudit, Study, TaskRun
 from admitdx.study.steps import Steps, score_and_report
 from admitdx.study.subset import llm_subset
@@ -160,11 +161,15 @@ def run_study(study: Study, steps: Steps, take_over: bool = False) -> tuple[Path
     datasets = Datasets()
     jobs = [(t.name, partial(_job, t, study, datasets)) for t in study.tasks]
     scored = run_in_lanes(jobs, study.lanes, steps)
-    return write_leaderboard(study.out, study.title, scored, study.system_names), scored
+    repeats = {t.name: (t.repeat_of, t.score.seed) for t in study.tasks if t.repeat_of}
+    return write_leaderboard(study.out, study.title, scored, study.system_names, study.path, repeats), scored
 
 
 def _job(run: TaskRun, study: Study, datasets: Datasets, steps: Steps) -> Scored:
-    return run_task(run, under(study.out, run.name), steps, study.config.allow_hosts, datasets)
+    palette = replace(run.score, palette=tuple(study.system_names))  # one colour per system, study-wide
+    return run_task(
+        replace(run, score=palette), under(study.out, run.name), steps, study.config.allow_hosts, datasets
+    )
 
 
 def audit_line(outputs: dict[str, Any]) -> str:

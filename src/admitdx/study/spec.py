@@ -17,6 +17,7 @@
         systems: [frequency, gpt]   # default: every system below
         subset: 20                  # only the first N test instances (a documented subset)
         score: {n_bootstrap: 200}   # on top of the study's score options
+        repeat: {seeds: [1, 2, 3]}  # once per seed (split, bootstrap, systems' seeds): mean and spread
         llm_audit: {system: gpt, instances: 8}  # EarlyDx: the LLM auditor on the first test encounters
       earlydx-gpt:
         from: earlydx               # predict on that earlier run's dataset (its build and audit)
@@ -46,7 +47,9 @@ from typing import Any
 from admitdx.errors import UsageError
 from admitdx.scoring.params import ScoreParams
 from admitdx.study.names import check_name, check_out, check_runs_apart
+from admitdx.study.repeat import repeated
 from admitdx.study.validate import calls_a_model, check_matcher, check_systems, score_params
+from admitdx.systems import require_answer
 from admitdx.systems.config import RunConfig, SystemChoice, parse_config
 from admitdx.tasks.registry import get_task, registered
 from admitdx.tasks.spec import TaskSpec
@@ -55,7 +58,7 @@ from admitdx.yaml_reader import read_yaml_file
 
 STUDY_KEYS = {"out", "title", "lanes", "data", "score", "tasks", "systems", "allow_hosts"}
 TASK_KEYS = {"task", "from", "data", "set", "audit", "llm_audit", "matcher", "matcher_set", "judge"}
-TASK_KEYS |= {"systems", "subset", "score"}
+TASK_KEYS |= {"systems", "subset", "score", "repeat"}
 BUILD_KEYS = ("task", "data", "set", "audit", "llm_audit")  # a `from:` run inherits these
 AUDITORS = ("rules",)
 
@@ -97,6 +100,7 @@ class TaskRun:
     base: str | None = None  # `from:` the run whose dataset this one predicts on
     llm_audit: LLMAudit | None = None
     judge: Judge | None = None
+    repeat_of: str | None = None  # `repeat:` the run this one repeats with another seed
 
 
 @dataclass(frozen=True)
@@ -164,17 +168,12 @@ def read_study(data: Any, path: Path, digest: str | None = None) -> Study:
     check_out(out, roots.values(), where)
     runs: dict[str, TaskRun] = {}
     for n, b in tasks.items():
-        runs[str(n)] = _task(
-            check_name(str(n), where, f"tasks.{n}"), b or {}, where, roots, config, score, runs
-        )
+        run = _task(check_name(str(n), where, f"tasks.{n}"), b or {}, where, roots, config, score, runs)
+        for seeded in repeated(run, (b or {}).get("repeat"), where):
+            runs[check_name(seeded.name, where, f"tasks.{n}.repeat")] = seeded
     check_runs_apart(out, runs, roots.values(), where)
     title = str(data.get("title") or path.stem)
     return Study(path, out, tuple(runs.values()), config, title, lanes, digest)
-
-
-def _count(value: Any) -> bool:
-    """A positive whole number; ``true`` is not one (YAML's booleans are Python ints)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _task(
@@ -206,6 +205,8 @@ def _task(
         )
     spec = get_task(task_name)
     systems = _systems(block.get("systems"), config, where, key)
+    for system in systems:  # the whole study is refused before any work, naming both
+        require_answer(system.kind, spec, system.name, where=f"{where}: {key}.systems: ")
     audit = block.get("audit")
     if audit is not None and (audit not in AUDITORS or spec.answer != "diagnoses"):
         raise UsageError(f"{where}: {key}.audit must be one of {AUDITORS}, for a diagnosis task only")
@@ -339,6 +340,12 @@ def _root(name: Any, roots: dict[str, Path], where: str, key: str) -> Path:
             hint=f"roots under `data:`: {', '.join(roots) or 'none'}",
         )
     return roots[str(name)]
+
+
+def _count(value: Any) -> bool:
+    """A positive whole number, and not a boolean (YAML's ``yes`` is ``True``, which Python counts
+    as 1: ``subset: yes`` would have scored one instance)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _mapping(value: Any, where: str, key: str) -> dict[str, Any]:

@@ -9,19 +9,22 @@ from admitdx.contracts import INSTANCES_FILE, load_instances
 from admitdx.errors import InputError
 from admitdx.jsonl import dumps
 from admitdx.runs import read_manifest, staged_dir, write_manifest
+from admitdx.systems.labels import benchmark_set
 
 
 def llm_subset(dataset: Path, out: Path, n: int) -> Path:
-    """The dataset cut to its non-test splits and its first ``n`` test instances: a dataset of its
-    own (its own fingerprint), so the LLM's run over it is complete and every system is scored
-    against exactly these instances, never against missing predictions."""
+    """The dataset cut to its non-test splits and the first ``n`` test instances of its benchmark
+    set: a dataset of its own (its own fingerprint), so the LLM's run over it is complete and every
+    system is scored against exactly these instances, never against missing predictions. Cut from
+    the benchmark set (as ``predict --limit`` counts), so the n it records is the n scored and its N
+    the benchmark set's, not the test split's (issue 34: "20 of 139" stood for 18 scored of 120)."""
     instances = load_instances(dataset)
-    every_test = [i for i in instances if i.split == "test"]
+    every_test = benchmark_set(i for i in instances if i.split == "test")
     test = every_test[:n]
     keep = [i for i in instances if i.split != "test"] + test
     text = "".join(dumps(i.to_dict()) + "\n" for i in keep)
     outputs = {
-        "subset": f"the first {len(test)} test encounters of {dataset}",
+        "subset": f"the first {len(test)} benchmark-set encounters of {dataset}",
         "trial": {"n": len(test), "of": len(every_test)},
     }
     if _same(out, text, outputs):  # unchanged: runs over it resume

@@ -135,6 +135,6 @@ def score_params(
 
 def _typed_score(values: dict[str, Any], at: str) -> dict[str, Any]:
     """``score:`` values by their ScoreParams names (``n-bootstrap`` is ``n_bootstrap``), typed."""
-    known = {f.name for f in dataclasses.fields(ScoreParams)} - {"matcher"}  # a task's own `matcher:`
+    known = {f.name for f in dataclasses.fields(ScoreParams)} - {"matcher", "palette"}  # own keys, the study
     typed = {k: v for k, v in hints_of(ScoreParams).items() if k in known}
     return check_settings({str(k).replace("-", "_"): v for k, v in values.items()}, typed, "score:", at)

@@ -18,7 +18,6 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from admitdx.contracts import Instance, Prediction, PredictionItem, Reference
 from admitdx.errors import UsageError
 from admitdx.systems import register
-from admitdx.systems.majority import require_answer
 from admitdx.tasks.spec import TaskSpec
 
 
@@ -46,7 +45,6 @@ class CodeFrequency:
     name = "code-frequency"
 
     def __init__(self, *, task: TaskSpec, k: int = 1) -> None:
-        require_answer(task, "diagnoses", self.name)
         self.k = k
 
     def fit(self, train: list[Instance]) -> None:
@@ -66,7 +64,6 @@ class CodeTfidf:
     name = "code-tfidf"
 
     def __init__(self, *, task: TaskSpec, k: int = 10, max_items: int = 5) -> None:
-        require_answer(task, "diagnoses", self.name)
         self.k = k
         self.max_items = max_items
 

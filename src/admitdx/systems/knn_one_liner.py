@@ -16,16 +16,19 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
 from admitdx.systems import register
-from admitdx.systems.majority import require_answer
 from admitdx.tasks.spec import TaskSpec
 
 
-@register("knn-text", "kNN for text tasks: the nearest training patient's reference (TF-IDF cosine)")
+@register(
+    "knn-text",
+    "kNN for text tasks: the nearest training patient's reference (TF-IDF cosine)",
+    answers=("text",),
+)
 class NearestReference:
     name = "knn-text"
 
     def __init__(self, *, task: TaskSpec) -> None:
-        require_answer(task, "text", self.name)
+        """``task``: a text task (the runner and :func:`admitdx.systems.create` check its answer kind)."""
 
     def fit(self, train: list[Instance]) -> None:
         self.train = [i for i in train if i.target]

@@ -74,7 +74,7 @@ from admitdx.tasks.answers import (
     text_parts,
     text_schema,
 )
-from admitdx.tasks.spec import TaskSpec
+from admitdx.tasks.spec import ANSWER_KINDS, TaskSpec
 
 PromptStyle = Literal["zero-shot", "few-shot", "cot"]
 LOCAL = "local"
@@ -102,7 +102,7 @@ def _caveat(manifest_inputs: dict[str, Any]) -> str | None:
     return TOY_MODEL_CAVEAT if (manifest_inputs.get("system_inputs") or {}).get("local_server") else None
 
 
-@register("llm", DESCRIPTION, caveat=_caveat)
+@register("llm", DESCRIPTION, caveat=_caveat, answers=ANSWER_KINDS)
 class LLMPredictor:
     """Options beyond :class:`LLMConfig`'s:
 

@@ -16,21 +16,13 @@ from admitdx.systems import register
 from admitdx.tasks.spec import TaskSpec
 
 
-def require_answer(task: TaskSpec, kind: str, system: str) -> None:
-    """Refuse a task whose answer kind this system cannot produce (named, exit 2)."""
-    if task.answer != kind:
-        raise UsageError(
-            f"system {system} answers {kind} tasks; {task.name} is a {task.answer} task",
-            hint="`admitdx tasks` shows each task's answer kind; `admitdx systems` the systems",
-        )
-
-
-@register("majority", "majority class: the most common training answer of a category task")
+@register(
+    "majority", "majority class: the most common training answer of a category task", answers=("category",)
+)
 class MajorityClass:
     name = "majority"
 
     def __init__(self, *, task: TaskSpec) -> None:
-        require_answer(task, "category", self.name)
         self.categories = task.categories
         self.answer: str | None = None
 

@@ -52,7 +52,7 @@ from admitdx.llm.redact import redact_options
 from admitdx.progress import progress_bar
 from admitdx.provenance import PREDICTIONS_DIGEST, check_bound_bytes, dataset_fingerprints
 from admitdx.runs import check_resumable, exclusive, read_manifest, sha256_file, sha256_text, write_manifest
-from admitdx.systems import System, registered
+from admitdx.systems import System, registered, require_answer
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import benchmark_set, training_view
 from admitdx.tasks.registry import task_of
@@ -224,6 +224,7 @@ def _run_predictions(
     task, train, test, fingerprints, validation = split_dataset(
         dataset_dir, split, train_split, limit, keep_unsupported_only
     )
+    require_answer(choice.kind, task, choice.name)  # before anything is fitted or called
     system = build_system(choice, allow_hosts, task)
     oracle = is_oracle(system)
     test = [system_view(task, i, oracle) for i in test]

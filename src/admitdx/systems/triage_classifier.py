@@ -20,7 +20,6 @@ from sklearn.preprocessing import StandardScaler
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
 from admitdx.systems import register
-from admitdx.systems.majority import require_answer
 from admitdx.tasks.spec import TaskSpec
 
 VITALS = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp")
@@ -31,12 +30,15 @@ def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else np.nan
 
 
-@register("triage-classifier", "logistic regression over triage vitals, age, sex (and acuity when shown)")
+@register(
+    "triage-classifier",
+    "logistic regression over triage vitals, age, sex (and acuity when shown)",
+    answers=("category",),
+)
 class TriageClassifier:
     name = "triage-classifier"
 
     def __init__(self, *, task: TaskSpec, C: float = 1.0, seed: int = 0) -> None:
-        require_answer(task, "category", self.name)
         self.categories = task.categories
         self.C = C
         self.seed = seed
