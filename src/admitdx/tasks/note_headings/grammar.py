@@ -29,16 +29,17 @@ from functools import lru_cache
 #: Longest phrase that can be a heading (words, after the key's normalisation); more is a sentence.
 MAX_WORDS = 7
 #: Longest phrase on a line of its own (no colon) that can be a heading.
-MAX_BARE_WORDS = 5
+MAX_BARE_WORDS = 6
 
 _SP = r"[^\S\r\n]"  # any Unicode space but a line break (tab, NBSP, em space …)
 _DECOR = r"[*#_=~•·▪►>|\u2013\u2014\[\]-]"
 _ENUM = r"(?:\d{1,2}|[IVXivx]{1,4}|[A-Za-z])[.)]"
 #: One candidate heading per line start: lead (spaces, decoration, enumeration), the phrase (a
 #: letter or the de-identified ``___`` first), trailing decoration, then a colon, a spaced dash or
-#: the line's end. Lazy phrase: the first colon ends it.
+#: the line's end. Lazy phrase: the first colon ends it. One decoration character per repeat, so a
+#: rule line ("=====") fails in linear time, not by exponential backtracking.
 _LINE = re.compile(
-    rf"^(?P<lead>{_SP}*(?:{_DECOR}+{_SP}*)*(?:(?P<enum>{_ENUM}){_SP}+)?(?:{_DECOR}+{_SP}*)*)"
+    rf"^(?P<lead>{_SP}*(?:{_DECOR}{_SP}*)*(?:(?P<enum>{_ENUM}){_SP}+(?:{_DECOR}{_SP}*)*)?)"
     rf"(?P<phrase>(?:___|[^\W\d_])[^\n:]{{0,79}}?)(?P<tail>(?:{_SP}*{_DECOR})*{_SP}*)"
     rf"(?P<end>:|{_SP}+[\u2013\u2014-]{_SP}+|$)",
     re.M,
