@@ -157,7 +157,7 @@ def classify(key: str) -> str | None:
         if all(w in _EXAM_WORDS for w in words[1:]) or _LATE_EXAM.match(key):
             return "discharge_exam"
         return "discharge_" + "_".join(rest)
-    if "discharge" in words:
+    if "discharge" in words[:-1]:  # "principal discharge diagnosis"; not a finding, "nipple discharge"
         return "discharge_" + "_".join(w for w in words if w != "discharge")
     return "unrecognised" if SECTION_WORDS.intersection(words) else None
 
