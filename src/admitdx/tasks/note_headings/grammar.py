@@ -33,18 +33,24 @@ MAX_BARE_WORDS = 6
 
 _SP = r"[^\S\r\n]"  # any Unicode space but a line break (tab, NBSP, em space …)
 _DECOR = r"[*#_=~•·▪►>|\u2013\u2014\[\]-]"
+#: Trailing decoration: no underscore, which would take the "___" of "Physical ___:".
+_TAIL = r"[*#=~•·▪►>|\u2013\u2014\[\]-]"
+#: Not where MIMIC's de-identification mark (exactly three underscores) starts: "___ Complaint:"
+#: is a heading whose first word was removed, not a decorated "Complaint:".
+_NOT_PHI = r"(?!___(?!_))"
 _ENUM = r"(?:\d{1,2}|[IVXivx]{1,4}|[A-Za-z])[.)]"
 #: One candidate heading per line start: lead (spaces, decoration, enumeration), the phrase (a
 #: letter or the de-identified ``___`` first), trailing decoration, then a colon, a spaced dash or
 #: the line's end. Lazy phrase: the first colon ends it. One decoration character per repeat, so a
 #: rule line ("=====") fails in linear time, not by exponential backtracking.
 _LINE = re.compile(
-    rf"^(?P<lead>{_SP}*(?:{_DECOR}{_SP}*)*(?:(?P<enum>{_ENUM}){_SP}+(?:{_DECOR}{_SP}*)*)?)"
-    rf"(?P<phrase>(?:___|[^\W\d_])[^\n:]{{0,79}}?)(?P<tail>(?:{_SP}*{_DECOR})*{_SP}*)"
+    rf"^(?P<lead>{_SP}*(?:{_NOT_PHI}{_DECOR}{_SP}*)*(?:(?P<enum>{_ENUM}){_SP}+(?:{_NOT_PHI}{_DECOR}{_SP}*)*)?)"
+    rf"(?P<phrase>(?:___|[^\W\d_])[^\n:]{{0,79}}?)(?P<tail>(?:{_SP}*{_TAIL})*{_SP}*)"
     rf"(?P<end>:|{_SP}+[\u2013\u2014-]{_SP}+|$)",
     re.M,
 )
-_RULE = re.compile(rf"{_SP}*[-=_~*]{{3,}}{_SP}*\r?$")
+#: An underline: a rule of one character; underscores need four, as "___" is MIMIC's de-identified word.
+_RULE = re.compile(rf"{_SP}*(?:[-=~*]{{3,}}|_{{4,}}){_SP}*\r?$")
 #: A heading run on at the end of a sentence: "Abdomen soft. MDM: …" (the phrase, then a colon).
 _RUN_ON = re.compile(rf"(?<=[.;!?]){_SP}+(?P<phrase>[^\W\d_][\w/&()' -]{{0,39}}?){_SP}*:")
 
