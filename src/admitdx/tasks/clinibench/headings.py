@@ -183,15 +183,19 @@ class Heading:
     end: int  # after the colon, the underline, or the end of a bare heading's line
 
 
+#: The section name of a heading the user keeps (``--keep-heading``): shown after the nine.
+ALLOWED = "allowed"
+
+
 def _opens(h: HeadingLine, allowed: frozenset[str]) -> str | None:
-    return None if h.key in allowed else classify(h.key)
+    return ALLOWED if h.key in allowed else classify(h.key)
 
 
 def headings(text: str, allowed: frozenset[str] = frozenset()) -> list[Heading]:
     """Every heading of ``text`` that opens a section, in order: line headings of the grammar,
     and discharge-time headings of two or more words run on after a sentence ("… no edema. Brief
     Hospital Course: …"; not "Discharge: none", a wound finding). ``allowed``: keys the user
-    keeps (``--keep-heading``), read as text of the section they sit in."""
+    keeps (``--keep-heading``): each opens an :data:`ALLOWED` section."""
     out: list[Heading] = []
     for h in heading_lines(text, is_known):
         name = _opens(h, allowed)
@@ -242,7 +246,7 @@ def discharge_exam_start(body: str, allowed: frozenset[str] = frozenset()) -> in
     heading (a bare one in any case when its key is known) that opens a discharge-time or
     unrecognised section — the discharge, last, final or pre-departure exam in any spelling —
     or a line that opens with a timing phrase ("On discharge, …") or "discharge exam"."""
-    starts = [h.start for h in headings(body, allowed) if h.name not in ADMISSION]
+    starts = [h.start for h in headings(body, allowed) if h.name not in ADMISSION and h.name != ALLOWED]
     pos = 0
     for line in body.splitlines(keepends=True):
         words = " ".join(re.sub(r"[^a-z0-9]+", " ", line.lower().replace("examination", "exam")).split())

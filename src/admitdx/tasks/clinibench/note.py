@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from admitdx.tasks.clinibench.headings import discharge_exam_start, headings
+from admitdx.tasks.clinibench.headings import ALLOWED, discharge_exam_start, headings
 from admitdx.tasks.clinibench.params import CORE_SECTIONS, SECTION_NAMES
 from admitdx.tasks.discharge_note import NoteSection
 
@@ -64,7 +64,7 @@ def sections(text: str, *, whole_exam: bool = False, allowed: frozenset[str] = f
     """Every section of ``text`` opened by a section heading (:mod:`.headings`), in note order:
     a section runs to the next one (van Aken et al.); text before the first is not a section.
     ``whole_exam``: discharge-exam headings do not end a section (the ablation). ``allowed``:
-    heading keys the user keeps (``--keep-heading``), read as text of their section."""
+    heading keys the user keeps (``--keep-heading``)."""
     found = [h for h in headings(text, allowed) if not (whole_exam and h.name == "discharge_exam")]
     ends = [h.start for h in found[1:]] + [len(text)]
     return [
@@ -91,13 +91,19 @@ def admission_note(
     allowed: frozenset[str] = frozenset(),
 ) -> AdmissionNote:
     """Cut a discharge summary into the admission-time sections ``keep`` (first occurrence of
-    each); every other section is withheld and listed. ``allowed``: heading keys the user keeps."""
+    each); every other section is withheld and listed. ``allowed``: heading keys the user keeps
+    (``--keep-heading``): their sections are shown after the nine, ``HEADING AS WRITTEN: text``."""
     whole = physical_exam != "admission"
     found = sections(text, whole_exam=whole, allowed=allowed)
     bodies: dict[str, str] = {}
     withheld: list[tuple[str, str, int]] = []
     cut = False
+    extra: list[str] = []
     for i, sec in enumerate(found):
+        if sec.name == ALLOWED:
+            if body := _collapse(sec.body):
+                extra.append(f"{_collapse(sec.header).upper()}: {body}")
+            continue
         if sec.name not in keep or sec.name in bodies:
             withheld.append((sec.name, sec.header, len(sec.body)))
             continue
@@ -115,5 +121,5 @@ def admission_note(
         for name in SECTION_NAMES
         if name in keep
     }
-    rendered = "\n".join(f"{TITLES[name]}: {body}" for name, body in kept.items() if body)
+    rendered = "\n".join([*(f"{TITLES[name]}: {body}" for name, body in kept.items() if body), *extra])
     return AdmissionNote(kept, rendered, len(found), cut, tuple(withheld))

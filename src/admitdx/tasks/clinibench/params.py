@@ -100,8 +100,8 @@ class CliniBenchParams:
     )
     keep_heading: tuple[str, ...] = param(
         (),
-        "A heading spelling to keep (issue 29): its text is read as part of the section it sits in "
-        "(the manifest's withheld_headings lists the spellings withheld).",
+        "A heading spelling to show (issue 29): its section follows the nine in the note, under the "
+        "heading as written (the manifest's withheld_headings lists the spellings withheld).",
     )
     drop_empty_core: bool = param(True, "Drop notes with empty chief complaint, HPI and past history.")
     train_fraction: float = param(0.7, "Share of notes in train (appendix A.2: 0.7).")
