@@ -202,6 +202,8 @@ def headings(text: str, allowed: frozenset[str] = frozenset()) -> list[Heading]:
         inner = inner_section(h.key) if h.key not in allowed else None
         if name is None and inner is not None and (not out or out[-1].name not in ADMISSION):
             name = inner  # a sub-heading after a withheld section (or first): its own section
+        if name is not None and out and out[-1].name == name in ADMISSION and not text[out[-1].end : h.start].strip():
+            continue  # "Family History:\nFH: …": the section's own label right under its heading
         if name is not None:
             out.append(Heading(name, h.phrase, h.start, h.end))
     out += [
