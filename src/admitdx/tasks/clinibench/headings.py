@@ -79,7 +79,10 @@ INNER: dict[str, tuple[str, ...]] = {
 
 #: Discharge-time sections (§3.1's leakage) and administrative fields, by name: withheld.
 LEAKS: dict[str, tuple[str, ...]] = {
-    "pertinent_results": ("Pertinent Results", "___ Results", "Results", "Labs", "Imaging", "Studies"),
+    "pertinent_results": (
+        "Pertinent Results", "___ Results", "Results", "Labs", "Imaging", "Studies", "Admission Labs",
+        "Micro/Imaging", "Micro", "Microbiology", "Radiology", "Imaging/Studies",
+    ),  # the labs of the stay are leakage, those of admission day too (§3.1 drops "pertinent results")
     "brief_hospital_course": (
         "Brief Hospital Course", "Hospital Course", "___ Hospital Course", "Course in the Hospital",
         "Summary of Hospital Course", "Transitional Issues", "Hospital Course by Problem", "Course",
@@ -202,8 +205,10 @@ def headings(text: str, allowed: frozenset[str] = frozenset()) -> list[Heading]:
         inner = inner_section(h.key) if h.key not in allowed else None
         if name is None and inner is not None and (not out or out[-1].name not in ADMISSION):
             name = inner  # a sub-heading after a withheld section (or first): its own section
-        if name is not None and out and out[-1].name == name in ADMISSION and not text[out[-1].end : h.start].strip():
-            continue  # "Family History:\nFH: …": the section's own label right under its heading
+        if name in ADMISSION and out and not text[out[-1].end : h.start].strip():
+            if out[-1].name == name or h.bare:
+                # "Family History:\nFH: …", the section's own label; "Chief Complaint:\nPE", its text
+                continue
         if name is not None:
             out.append(Heading(name, h.phrase, h.start, h.end))
     out += [

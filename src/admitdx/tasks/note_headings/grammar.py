@@ -171,8 +171,6 @@ def heading_at(text: str, m: re.Match[str], known: Known = None) -> HeadingLine 
     if bare:
         if len(phrase.split()) > MAX_BARE_WORDS or any(c.isdigit() for c in phrase) or phrase[-1] in ",;.":
             return None
-        if len(phrase) <= 3 and not (decorated or underlined):
-            return None  # "PE", "CHF" alone on a line: a chief complaint, not a heading
         if not (marked or (known is not None and known(key))):
             return None
     return HeadingLine(phrase, key, m.start(), end, bare, marked)
