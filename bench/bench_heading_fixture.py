@@ -71,7 +71,8 @@ CB_HOSTS = (
     "Medications on Admission:\nomeprazole 20 mg daily\n{AFTER_MEDS}\n"
     "Brief Hospital Course:\nUnderwent lap chole on HD2 for " + GOLD + ".\n \n"
     "Discharge Medications:\n1. oxycodone\n \nDischarge Disposition:\nHome\n \nDischarge Diagnosis:\n"
-    + GOLD + "\n \nDischarge Condition:\ngood\n \nDischarge Instructions:\ncall if fever\n",
+    + GOLD
+    + "\n \nDischarge Condition:\ngood\n \nDischarge Instructions:\ncall if fever\n",
 )
 
 #: Epic ED provider notes; the decision part (after the exam) names the gold title.
@@ -97,7 +98,9 @@ ER_HOSTS = (
 #: discharge exam's second "Physical Exam:" would be), after the administrative fields and after a
 #: withheld section.
 CB_SECTION_HOSTS = (
-    "Name:  ___   Unit No:  ___\n \nAdmission Date:  ___\n \n{AFTER_HPI}\n \nBrief Hospital Course:\n" + GOLD + "\n",
+    "Name:  ___   Unit No:  ___\n \nAdmission Date:  ___\n \n{AFTER_HPI}\n \nBrief Hospital Course:\n"
+    + GOLD
+    + "\n",
     "Name:  ___\n \nPertinent Results:\nWBC 8.1\n \n{AFTER_HPI}\n \nDischarge Medications:\n1. aspirin\n",
 )
 SLOTS = ("{HPI}", "{AFTER_HPI}", "{PMH}", "{AFTER_PMH}", "{AFTER_SH}", "{EXAM}", "{EXAM_LINE}",
@@ -154,7 +157,13 @@ def _plantings(
             for slot in _places(row, places):
                 n += 1
                 marker = f"Zqxmark{n}q"
-                yield row, host, slot, _fill(host, slot, row["text"].replace("{BODY}", f"{marker} noted")), marker
+                yield (
+                    row,
+                    host,
+                    slot,
+                    _fill(host, slot, row["text"].replace("{BODY}", f"{marker} noted")),
+                    marker,
+                )
 
 
 def measure(rows: list[dict[str, str]], task: str) -> dict[str, object]:
@@ -163,9 +172,11 @@ def measure(rows: list[dict[str, str]], task: str) -> dict[str, object]:
     hosts, places = (CB_HOSTS, CB_PLACES) if task == "clinibench" else (ER_HOSTS, ER_PLACES)
     cut: Callable[[str], dict[str, str | None]]
     if task == "clinibench":
+
         def cut(text: str) -> dict[str, str | None]:
             return dict(admission_note(text).sections)
     else:
+
         def cut(text: str) -> dict[str, str | None]:
             return {"presentation": presentation(text)}
 

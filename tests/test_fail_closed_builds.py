@@ -21,6 +21,7 @@ from admitdx.runs import read_manifest
 
 UNKNOWN = "Inpatient Events Summary"
 SECRET = "Qzsecretmarker"
+_BUILD = ("build", "clinibench", "--module", "hosp", "--icd-version", "10", "--mimic")
 
 
 def _invoke(*args: str):
@@ -51,8 +52,7 @@ def planted_root(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory)
 
 def test_unrecognised_heading_is_withheld_listed_and_printed(planted_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "cb"
-    result = _invoke("build", "clinibench", "--mimic", str(planted_root), "--out", str(out), "--module", "hosp",
-                     "--icd-version", "10")  # fmt: skip
+    result = _invoke(*_BUILD, str(planted_root), "--out", str(out))
     assert result.exit_code == 0, result.output
     insts = load_instances(out)
     assert insts and not any(SECRET in i.text for i in insts)
@@ -61,14 +61,15 @@ def test_unrecognised_heading_is_withheld_listed_and_printed(planted_root: Path,
     assert withheld["by_section"]["unrecognised"] == withheld["unrecognised"]
     printed = " ".join(result.output.split())  # the console wraps long lines
     line = printed[printed.index("withheld ") :]
-    assert line.startswith(f"withheld {withheld['sections']} sections, {withheld['unrecognised']} under unrecognised")
+    assert line.startswith(
+        f"withheld {withheld['sections']} sections, {withheld['unrecognised']} under unrecognised"
+    )
     assert f"'{UNKNOWN}' {withheld['unrecognised']}" in line and "--keep-heading" in line
 
 
 def test_keep_heading_shows_it_and_is_recorded(planted_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "cb"
-    result = _invoke("build", "clinibench", "--mimic", str(planted_root), "--out", str(out), "--module", "hosp",
-                     "--icd-version", "10", "--keep-heading", UNKNOWN.upper())  # fmt: skip
+    result = _invoke(*_BUILD, str(planted_root), "--out", str(out), "--keep-heading", UNKNOWN.upper())
     assert result.exit_code == 0, result.output
     manifest = read_manifest(out)
     assert list(manifest["inputs"]["params"]["keep_heading"]) == [UNKNOWN.upper()]

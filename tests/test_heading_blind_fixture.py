@@ -15,7 +15,9 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 FIXTURE = ROOT / "tests" / "data" / "blind" / "headings" / "headings_blind.jsonl"
-_spec = importlib.util.spec_from_file_location("bench_heading_fixture", ROOT / "bench" / "bench_heading_fixture.py")
+_spec = importlib.util.spec_from_file_location(
+    "bench_heading_fixture", ROOT / "bench" / "bench_heading_fixture.py"
+)
 assert _spec and _spec.loader
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)

@@ -205,10 +205,9 @@ def headings(text: str, allowed: frozenset[str] = frozenset()) -> list[Heading]:
         inner = inner_section(h.key) if h.key not in allowed else None
         if name is None and inner is not None and (not out or out[-1].name not in ADMISSION):
             name = inner  # a sub-heading after a withheld section (or first): its own section
-        if name in ADMISSION and out and not text[out[-1].end : h.start].strip():
-            if out[-1].name == name or h.bare:
-                # "Family History:\nFH: …", the section's own label; "Chief Complaint:\nPE", its text
-                continue
+        right_under = bool(out) and not text[out[-1].end : h.start].strip()
+        if name in ADMISSION and right_under and (out[-1].name == name or h.bare):
+            continue  # "Family History:\nFH: …", the section's own label; "Chief Complaint:\nPE", its text
         if name is not None:
             out.append(Heading(name, h.phrase, h.start, h.end))
     out += [

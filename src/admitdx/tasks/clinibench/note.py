@@ -60,7 +60,9 @@ class AdmissionNote:
         return all(not self.sections.get(s) for s in CORE_SECTIONS)
 
 
-def sections(text: str, *, whole_exam: bool = False, allowed: frozenset[str] = frozenset()) -> list[NoteSection]:
+def sections(
+    text: str, *, whole_exam: bool = False, allowed: frozenset[str] = frozenset()
+) -> list[NoteSection]:
     """Every section of ``text`` opened by a section heading (:mod:`.headings`), in note order:
     a section runs to the next one (van Aken et al.); text before the first is not a section.
     ``whole_exam``: discharge-exam headings do not end a section (the ablation). ``allowed``:

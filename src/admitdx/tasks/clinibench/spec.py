@@ -52,9 +52,8 @@ def _withheld(datasets: dict[str, Any]) -> str:
         for k, v in (w.get("unrecognised_spellings") or {}).items():
             spellings[k] = spellings.get(k, 0) + v
     top = ", ".join(f"{k!r} {v}" for k, v in sorted(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
-    return (
-        f"withheld {sections} sections, {unrecognised} under unrecognised headings"
-        + (f" (manifest withheld_headings; top: {top}; allow one with --keep-heading)" if top else "")
+    return f"withheld {sections} sections, {unrecognised} under unrecognised headings" + (
+        f" (manifest withheld_headings; top: {top}; allow one with --keep-heading)" if top else ""
     )
 
 

@@ -95,7 +95,9 @@ CUT_HEADINGS: dict[str, str] = {
     "final_diagnosis": r"(?:final|ed)\s+diagnos[ie]s\b",
 }
 _NAMED = re.compile(
-    r"[^\S\n]*(?:[*#\-][^\S\n*#\-]*)?(?:" + "|".join(f"(?P<{name}>{p})" for name, p in CUT_HEADINGS.items()) + ")",
+    r"[^\S\n]*(?:[*#\-][^\S\n*#\-]*)?(?:"
+    + "|".join(f"(?P<{name}>{p})" for name, p in CUT_HEADINGS.items())
+    + ")",
     re.I,
 )
 REDACTED = "[redacted]"

@@ -35,7 +35,9 @@ def _report(outputs: dict[str, Any], params: Any) -> list[str]:
         if k in ("cut_at_no_heading", "cut_at_empty_note") or k.startswith(("left_out_", "excluded_"))
     }
     if any(left.values()):  # issue 29: every reason an encounter was left out, with its count
-        lines.append("left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(left.items()) if v))
+        lines.append(
+            "left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(left.items()) if v)
+        )
     warning = split_size_warning(test, c.get("test_subjects", 0))
     return lines + ([warning] if warning else [])
 

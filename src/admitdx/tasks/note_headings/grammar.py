@@ -22,8 +22,8 @@ discharge or admission", "pre-admission", "PTA") moved to the front: ``PE on dis
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 #: Longest phrase that can be a heading (words, after the key's normalisation); more is a sentence.
@@ -144,7 +144,12 @@ def heading_key(phrase: str) -> str:
 
 def _is_phrase(phrase: str, key: str) -> bool:
     """A short phrase, not a sentence."""
-    return bool(key) and len(key.split()) <= MAX_WORDS + 2 and len(phrase.split()) <= MAX_WORDS and ". " not in phrase
+    return (
+        bool(key)
+        and len(key.split()) <= MAX_WORDS + 2
+        and len(phrase.split()) <= MAX_WORDS
+        and ". " not in phrase
+    )
 
 
 def heading_at(text: str, m: re.Match[str], known: Known = None) -> HeadingLine | None:
