@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import csv
 import gzip
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -30,15 +32,10 @@ def _invoke(*args: str):
 
 @pytest.fixture(scope="module")
 def planted_root(synthetic_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The synthetic root with an unrecognised section planted after each note's admission medications."""
+    """The synthetic root with an unrecognised section planted before each note's admission medications."""
     root = tmp_path_factory.mktemp("planted")
-    for module in synthetic_root.iterdir():
-        if module.name != "note":
-            (root / module.name).symlink_to(module, target_is_directory=True)
-    (root / "note").mkdir()
-    for table in (synthetic_root / "note").iterdir():
-        if table.name != "discharge.csv.gz":
-            (root / "note" / table.name).symlink_to(table)
+    shutil.copytree(synthetic_root, root, copy_function=os.symlink, dirs_exist_ok=True)  # files linked
+    (root / "note/discharge.csv.gz").unlink()
     with gzip.open(synthetic_root / "note/discharge.csv.gz", "rt", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     text = rows[0].index("text")
