@@ -238,7 +238,7 @@ def _spool(src: MimicSource, p: CliniBenchParams, spool: Path, icu: bool, report
 
 def _note_record(row: dict[str, Any], p: CliniBenchParams) -> tuple[dict[str, Any] | None, str | None]:
     text = row["text"] or ""
-    note = admission_note(text, p.kept_sections(), p.physical_exam)
+    note = admission_note(text, p.kept_sections(), p.physical_exam, p.allowed_headings())
     if note.headers_found == 0:
         raise InputError(
             f"discharge note {row['note_id']} (hadm_id {row['hadm_id']}) has no recognisable section header",
@@ -263,6 +263,7 @@ def _note_record(row: dict[str, Any], p: CliniBenchParams) -> tuple[dict[str, An
         "sections": note.sections,
         "text": note.text,
         "exam_cut": note.discharge_exam_cut,
+        "withheld": [list(w) for w in note.withheld],
         "labels": [[lab.code, lab.seq_num, list(lab.full_codes)] for lab in labels],
     }, None
 
@@ -345,6 +346,7 @@ def _write_dataset(
         codes_per_note: list[int] = []
         test_subjects: set[int] = set()
         main_excluded = exam_cut = 0
+        withheld = Withheld()
         for i, rec in enumerate(_records(spool, p, variant)):
             split = assignment[rec[key]]
             kept = [lab for lab in rec["labels"] if lab[0] in evaluated]
@@ -352,6 +354,7 @@ def _write_dataset(
             main_out = bool(rec["labels"]) and rec["labels"][0][0] not in evaluated
             main_excluded += main_out
             exam_cut += rec["exam_cut"]
+            withheld.add(rec["withheld"])
             miss = main_out if p.main_diagnosis == "miss" else None
             writer.write(_instance(rec, split, kept, excluded, version, titles, miss))
             notes[split] += 1
@@ -389,6 +392,7 @@ def _write_dataset(
             "files": files,
             "counts": counts,
             "excluded_labels": sorted(every - evaluated),
+            "withheld_headings": withheld.summary(),
             "tokenizer": TOKENIZER_NOTE,
         }
         write_manifest(writer.staging, stage=STAGE, inputs=inputs, outputs=outputs)
@@ -398,6 +402,35 @@ def _write_dataset(
         raise
     return outputs
 
+
+class Withheld:
+    """What the fail-closed reader withheld from a dataset's notes (issue 29): sections and
+    characters by section name, and the spellings of the headings it did not recognise."""
+
+    def __init__(self) -> None:
+        self.sections: Counter[str] = Counter()
+        self.characters = 0
+        self.unrecognised: Counter[str] = Counter()
+
+    def add(self, withheld: list[list[Any]]) -> None:
+        for name, heading, chars in withheld:
+            self.sections[name] += 1
+            self.characters += chars
+            if name == "unrecognised":
+                self.unrecognised[" ".join(heading.split())] += 1
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "sections": sum(self.sections.values()),
+            "characters": self.characters,
+            "by_section": dict(sorted(self.sections.items())),
+            "unrecognised": sum(self.unrecognised.values()),
+            "unrecognised_spellings": dict(self.unrecognised.most_common(UNRECOGNISED_LISTED)),
+        }
+
+
+#: How many unrecognised heading spellings a manifest lists (the most frequent).
+UNRECOGNISED_LISTED = 50
 
 TOKENIZER_NOTE = (
     "words and single punctuation marks (BERT's basic pre-WordPiece split, regex \\w+|[^\\w\\s]); "

@@ -1,11 +1,13 @@
 """The admission note of §3.1: the admission-time sections of a discharge summary, nothing else.
 
-Every heading the paper names, and every discharge heading, is *recognised* by its normalised key
-(:mod:`.headings`): a section runs from its heading to the next recognised one (van Aken et al.),
-and the leakage sections and administrative fields are then dropped; a heading that is not
-recognised (e.g. "Past Surgical History:", "ADMISSION LABS:") stays inside the section it appears
-in. Kept sections are written in the paper's order as ``HEADER: text`` lines, whitespace
-collapsed.
+Headings are found by the shared grammar and read by :mod:`.headings` (issue 29, fail closed): a
+section runs from its heading to the next section heading (van Aken et al.); only the admission
+sections of §3.1 are kept, and everything else — leakage sections, administrative fields, and
+sections under a heading that is not recognised as admission-time ("ADMISSION LABS:",
+"Course by Problem:") — is withheld and listed in :attr:`AdmissionNote.withheld`. Admission-time
+sub-headings ("Past Surgical History:", "ADMISSION PHYSICAL EXAM:") and labels about another time
+or place stay inside the section they appear in. Kept sections are written in the paper's order
+as ``HEADER: text`` lines, whitespace collapsed.
 
 The physical exam: MIMIC notes often hold the admission and the discharge exam under one
 ``Physical Exam:`` header (``ADMISSION PHYSICAL EXAM: … DISCHARGE PHYSICAL EXAM: …``). The exam at
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from admitdx.tasks.clinibench.headings import discharge_exam_start, headings
+from admitdx.tasks.clinibench.headings import ALLOWED, discharge_exam_start, headings
 from admitdx.tasks.clinibench.params import CORE_SECTIONS, SECTION_NAMES
 from admitdx.tasks.discharge_note import NoteSection
 
@@ -50,17 +52,22 @@ class AdmissionNote:
     text: str
     headers_found: int  # known headings of any kind (0: not a MIMIC discharge summary)
     discharge_exam_cut: bool = False  # a discharge-exam heading ended the kept physical exam
+    #: every section not shown: (section name or "unrecognised", heading as written, characters)
+    withheld: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def core_empty(self) -> bool:
         return all(not self.sections.get(s) for s in CORE_SECTIONS)
 
 
-def sections(text: str, *, whole_exam: bool = False) -> list[NoteSection]:
-    """Every section of ``text`` opened by a recognised heading (:mod:`.headings`), in note order:
-    a section runs to the next recognised heading (van Aken et al.); text before the first is not
-    a section. ``whole_exam``: discharge-exam headings do not end a section (the ablation)."""
-    found = [h for h in headings(text) if not (whole_exam and h.name == "discharge_exam")]
+def sections(
+    text: str, *, whole_exam: bool = False, allowed: frozenset[str] = frozenset()
+) -> list[NoteSection]:
+    """Every section of ``text`` opened by a section heading (:mod:`.headings`), in note order:
+    a section runs to the next one (van Aken et al.); text before the first is not a section.
+    ``whole_exam``: discharge-exam headings do not end a section (the ablation). ``allowed``:
+    heading keys the user keeps (``--keep-heading``)."""
+    found = [h for h in headings(text, allowed) if not (whole_exam and h.name == "discharge_exam")]
     ends = [h.start for h in found[1:]] + [len(text)]
     return [
         NoteSection(h.name, h.text, text[h.end : e].strip(), h.start)
@@ -68,9 +75,9 @@ def sections(text: str, *, whole_exam: bool = False) -> list[NoteSection]:
     ]
 
 
-def admission_exam(body: str) -> str:
+def admission_exam(body: str, allowed: frozenset[str] = frozenset()) -> str:
     """The exam at admission: the text before the first discharge sub-header, its own label removed."""
-    cut = discharge_exam_start(body)
+    cut = discharge_exam_start(body, allowed)
     kept = body[:cut] if cut is not None else body
     return ADMISSION_EXAM.sub("", kept, count=1)
 
@@ -80,25 +87,41 @@ def _collapse(text: str) -> str:
 
 
 def admission_note(
-    text: str, keep: tuple[str, ...] = SECTION_NAMES, physical_exam: str = "admission"
+    text: str,
+    keep: tuple[str, ...] = SECTION_NAMES,
+    physical_exam: str = "admission",
+    allowed: frozenset[str] = frozenset(),
 ) -> AdmissionNote:
-    """Cut a discharge summary into the admission-time sections ``keep`` (first occurrence of each)."""
+    """Cut a discharge summary into the admission-time sections ``keep`` (first occurrence of
+    each); every other section is withheld and listed. ``allowed``: heading keys the user keeps
+    (``--keep-heading``): their sections are shown after the nine, ``HEADING AS WRITTEN: text``."""
     whole = physical_exam != "admission"
-    found = sections(text, whole_exam=whole)
+    found = sections(text, whole_exam=whole, allowed=allowed)
     bodies: dict[str, str] = {}
+    withheld: list[tuple[str, str, int]] = []
     cut = False
+    extra: list[str] = []
     for i, sec in enumerate(found):
-        if sec.name in keep and sec.name not in bodies:
-            body = sec.body
-            if sec.name == "physical_exam" and not whole:
-                body = admission_exam(sec.body)
-                following = found[i + 1].name if i + 1 < len(found) else None
-                cut = discharge_exam_start(sec.body) is not None or following == "discharge_exam"
-            bodies[sec.name] = body
+        if sec.name == ALLOWED:
+            if body := _collapse(sec.body):
+                extra.append(f"{_collapse(sec.header).upper()}: {body}")
+            continue
+        if sec.name not in keep or sec.name in bodies:
+            withheld.append((sec.name, sec.header, len(sec.body)))
+            continue
+        body = sec.body
+        if sec.name == "physical_exam" and not whole:
+            body = admission_exam(sec.body, allowed)
+            following = found[i + 1].name if i + 1 < len(found) else None
+            inside = discharge_exam_start(sec.body, allowed)
+            cut = inside is not None or following == "discharge_exam"
+            if inside is not None:
+                withheld.append(("discharge_exam", "(inside the physical exam)", len(sec.body) - inside))
+        bodies[sec.name] = body
     kept = {
         name: (_collapse(bodies[name]) or None) if name in bodies else None
         for name in SECTION_NAMES
         if name in keep
     }
-    rendered = "\n".join(f"{TITLES[name]}: {body}" for name, body in kept.items() if body)
-    return AdmissionNote(kept, rendered, len(found), cut)
+    rendered = "\n".join([*(f"{TITLES[name]}: {body}" for name, body in kept.items() if body), *extra])
+    return AdmissionNote(kept, rendered, len(found), cut, tuple(withheld))

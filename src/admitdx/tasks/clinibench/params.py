@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from admitdx.errors import UsageError
+from admitdx.tasks.note_headings.grammar import heading_key
 from admitdx.tasks.spec import param
 
 MODULES: tuple[str, ...] = ("hosp", "icu")
@@ -97,6 +98,11 @@ class CliniBenchParams:
     physical_exam: Literal["admission", "whole"] = param(
         "admission", "admission: the exam at admission only (paper); whole: the header's full text."
     )
+    keep_heading: tuple[str, ...] = param(
+        (),
+        "A heading spelling to show (issue 29): its section follows the nine in the note, under the "
+        "heading as written (the manifest's withheld_headings lists the spellings withheld).",
+    )
     drop_empty_core: bool = param(True, "Drop notes with empty chief complaint, HPI and past history.")
     train_fraction: float = param(0.7, "Share of notes in train (appendix A.2: 0.7).")
     val_fraction: float = param(0.1, "Share of notes in val (appendix A.2: 0.1).")
@@ -134,6 +140,10 @@ class CliniBenchParams:
         if self.procedures == "keep":
             return self.sections
         return tuple(s for s in self.sections if s != "major_surgical_or_invasive_procedure")
+
+    def allowed_headings(self) -> frozenset[str]:
+        """The keys of the ``keep_heading`` spellings (the grammar's normalisation)."""
+        return frozenset(heading_key(h) for h in self.keep_heading)
 
     def fractions(self) -> dict[str, float]:
         return {"train": self.train_fraction, "val": self.val_fraction, "test": self.test_fraction}

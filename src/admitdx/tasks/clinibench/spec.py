@@ -38,7 +38,23 @@ def _report(outputs: dict[str, Any], params: CliniBenchParams) -> list[str]:
     datasets = outputs["datasets"] if "datasets" in outputs else {outputs["dataset"]: outputs}
     lines = [_one(name, out) for name, out in datasets.items()]
     warnings = [_small_split(name, out) for name, out in datasets.items()]
-    return lines + [w for w in warnings if w]
+    return lines + [_withheld(datasets)] + [w for w in warnings if w]
+
+
+def _withheld(datasets: dict[str, Any]) -> str:
+    """One line: what the fail-closed reader withheld, and the unrecognised heading spellings."""
+    spellings: dict[str, int] = {}
+    sections = unrecognised = 0
+    for out in datasets.values():
+        w = out.get("withheld_headings") or {}
+        sections += w.get("sections", 0)
+        unrecognised += w.get("unrecognised", 0)
+        for k, v in (w.get("unrecognised_spellings") or {}).items():
+            spellings[k] = spellings.get(k, 0) + v
+    top = ", ".join(f"{k!r} {v}" for k, v in sorted(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
+    return f"withheld {sections} sections, {unrecognised} under unrecognised headings" + (
+        f" (manifest withheld_headings; top: {top}; allow one with --keep-heading)" if top else ""
+    )
 
 
 SPEC = register(

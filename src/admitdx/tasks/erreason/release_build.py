@@ -24,7 +24,7 @@ from admitdx.errors import UsageError, output_errors, writable_dir
 from admitdx.runs import fingerprint_files, finished_outputs, write_manifest
 from admitdx.sources.erreason import CODES_FILE, ENCOUNTERS_FILE, Release, load_release
 from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
-from admitdx.tasks.erreason.release_notes import UNCUT_NOTES, cut
+from admitdx.tasks.erreason.release_notes import UNCUT_NOTES, verdict
 from admitdx.tasks.erreason.release_vitals import VITALS, triage_vitals
 from admitdx.tasks.spec import Progress, param
 from admitdx.tasks.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
@@ -203,8 +203,12 @@ def _instance(
 ) -> dict[str, Any] | None:
     note = row.get("ED_Provider_Notes_Text")
     if task.cuts_note:
-        heading = cut(note)[1] if note and note.strip() else "empty_note"
-        tally[f"cut_at_{heading or 'no_heading'}"] += 1
+        why = verdict(note, params.uncut_notes)[1]
+        # the pre-issue-29 names stay (cut_at_no_heading, cut_at_empty_note); new reasons: left_out_…
+        if why in ("no_hpi", "no_exam"):
+            tally[f"left_out_{why}"] += 1
+        else:
+            tally[why if why.startswith("cut_at_") else f"cut_at_{why}"] += 1
     sections = task.sections(row, params)
     missing = [name for name in task.required if not sections.get(name)]
     if missing:

@@ -29,6 +29,15 @@ def _report(outputs: dict[str, Any], params: Any) -> list[str]:
         f"[green]{outputs['task']}[/] {c.get('ed_stays', c.get('encounters'))} stays → "
         f"{c['instances']} instances ({c.get('train_instances', 0)} train / {test} test)"
     ]
+    left = {
+        k.removeprefix("cut_at_").removeprefix("left_out_").removeprefix("excluded_"): v
+        for k, v in c.items()
+        if k in ("cut_at_no_heading", "cut_at_empty_note") or k.startswith(("left_out_", "excluded_"))
+    }
+    if any(left.values()):  # issue 29: every reason an encounter was left out, with its count
+        lines.append(
+            "left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(left.items()) if v)
+        )
     warning = split_size_warning(test, c.get("test_subjects", 0))
     return lines + ([warning] if warning else [])
 
