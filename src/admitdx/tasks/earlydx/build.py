@@ -35,6 +35,7 @@ from admitdx.tasks.earlydx.references import build_references, labels_sql, regis
 from admitdx.tasks.earlydx.serialize import ACUTE, HISTORY_PARTS, serialize, serialize_history
 from admitdx.tasks.explicit import InputIndex
 from admitdx.tasks.sections.lab_rows import lab_coverage, prepare_lab_rows
+from admitdx.tasks.sections.omr import cutoff_day_counts
 from admitdx.tasks.spec import Progress
 from admitdx.tasks.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
 
@@ -131,6 +132,7 @@ def build_earlydx(
                     splitter = Splitter(fractions, params.seed, SPLIT_NAMESPACE, fixed_split)
                     outputs = _write(src, params, tables, writer, counts, splitter, report)
                     outputs["lab_coverage_by_scope"] = lab_coverage(src, counts["cohort_stays"])
+                    outputs["counts"].update(cutoff_day_counts(src, tables["omr"], params.section_options()))
                 # the manifest moves in with the files it describes, never before or after them
                 write_manifest(writer.staging, stage=STAGE, inputs=inputs, outputs=outputs)
                 writer.commit()

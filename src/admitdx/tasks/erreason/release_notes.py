@@ -1,5 +1,4 @@
-"""Cutting the current ED provider note of the ER-Reason release where a task's input must stop,
-and redacting what would give the disposition away.
+"""Cutting the current ED provider note of the ER-Reason release where a task's input must stop.
 
 The release's notes are Epic ED provider notes. What follows the history and exam — ``Medical
 Decision Making`` (MDM), ``ED Course``, ``Final Disposition`` with its ``Clinical Impression`` and
@@ -12,17 +11,12 @@ optional ``*``, ``#``, ``-`` or white space, with one of them, any case, colon o
 note with none of them is left out (``uncut_notes="exclude"``, counted in the build manifest) —
 never shown whole, which is where the answer would be — unless the user asks for ``"whole"``.
 
-Disposition also redacts, in what remains, every word form of a disposition (admit*, discharg*,
-transfer*, observ*, elope*, expired, LWBS, AMA, "left without being seen", L&D, dismiss*, "never
-arrived") and every release value, in every encounter alike, so a redaction mark does not itself
-tell which disposition was written. The authors redact only the encounter's own value, exactly.
+The disposition task then redacts what remains (:mod:`.disposition_lexicon`).
 """
 
 from __future__ import annotations
 
 import re
-
-from admitdx.sources.erreason import DISPOSITIONS
 
 _LEAD = r"^[ \t]*(?:[*#\-][ \t*#\-]*)?"
 #: The headings a presentation stops at (name → pattern after the line's lead), earliest wins.
@@ -39,27 +33,6 @@ CUT_HEADINGS: dict[str, str] = {
 }
 _HEADING = re.compile(
     _LEAD + "(?:" + "|".join(f"(?P<{name}>{p})" for name, p in CUT_HEADINGS.items()) + ")", re.I | re.M
-)
-REDACTED = "[redacted]"
-_WORD_FORMS = (
-    r"admit\w*",
-    r"discharg\w*",
-    r"transfer\w*",
-    r"observ\w*",
-    r"elope\w*",
-    r"expired",
-    r"LWBS",
-    r"AMA",
-    r"left\s+without\s+being\s+seen",
-    r"L\s*&\s*D",
-    r"dismiss\w*",
-    r"never\s+arrived",
-)
-_DISPOSITION_WORDS = re.compile(
-    r"(?<![\w&])(?:"
-    + "|".join([*(re.escape(d) for d in sorted(DISPOSITIONS, key=len, reverse=True)), *_WORD_FORMS])
-    + r")(?![\w&])",
-    re.I,
 )
 UNCUT_NOTES = ("exclude", "whole")
 
@@ -80,7 +53,3 @@ def presentation(note: str | None, uncut_notes: str = "exclude") -> str | None:
     None under ``uncut_notes="exclude"`` (the instance is left out), whole under ``"whole"``."""
     text, heading = cut(note)
     return text if heading is not None or uncut_notes == "whole" else None
-
-
-def redact_disposition(text: str | None) -> str | None:
-    return _DISPOSITION_WORDS.sub(REDACTED, text) if text else None
