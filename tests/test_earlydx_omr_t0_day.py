@@ -68,3 +68,9 @@ def test_an_early_morning_t0_is_counted_apart(tmp_path: Path) -> None:
     tables["ed.edstays"][0]["intime"] = "2150-01-01 03:00:00"
     _, counts = _build(tmp_path, tables)
     assert [counts[k] for k in COUNTS] == [2, 1, 1]
+
+
+def test_a_dropped_omr_section_counts_nothing(tmp_path: Path) -> None:
+    inst, counts = _build(tmp_path, _tables(), drop_sections=("omr",))
+    assert inst["sections"]["omr"] is None
+    assert [counts[k] for k in COUNTS] == [0, 0, 0]

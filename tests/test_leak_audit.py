@@ -64,7 +64,7 @@ def test_erreason_gold_title_code_and_category() -> None:
 
 def test_erreason_disposition_lexicon_spares_the_note_headers() -> None:
     notes = "[Discharge Summary, 2019]\nHe was [redacted] home.\n\n[Progress Note]\nPlan: transfer to SNF"
-    record = _record("er-reason-release-disposition", {"previous_notes": notes}, target="Admit")
+    record = _record("er-reason-release-disposition", {"previous_notes": notes}, target="Discharge")
     assert [(f, r, s) for f, r, s in _found(record)] == [
         ("previous_notes", "disposition_lexicon", "transfer"),
         ("previous_notes", "disposition_lexicon", "SNF"),

@@ -9,8 +9,10 @@
 * ``gold_title``: a gold title (``primaryeddiagnosisname`` for the release's main code), its words
   in order with any punctuation or space between them, any case.
 * ``disposition_lexicon``: for the release's disposition task, every span the disposition
-  lexicon matches (:mod:`.disposition_lexicon`) outside the ``[Discharge Summary, 2019]`` lines that
-  introduce previous notes — left readable by choice, and not this visit's disposition.
+  lexicon matches (:mod:`.disposition_lexicon`).
+
+No rule reads the ``[Discharge Summary, 2019]`` lines that introduce previous notes: they are left
+readable by choice and name a document of an earlier visit, not this visit's disposition.
 """
 
 from __future__ import annotations
@@ -78,10 +80,11 @@ def _without_note_headers(text: str) -> str:
 def findings(record: dict[str, Any]) -> Iterator[Finding]:
     """Every gold span in the record's system-visible fields (see the module docstring)."""
     gold = list(_gold(record))
-    for field, text in visible_fields(record).items():
+    for field, shown in visible_fields(record).items():
+        text = _without_note_headers(shown)  # "[Discharge Summary, 2019]" names a document, not an answer
         for rule, pattern in gold:
             for m in pattern.finditer(text):
                 yield field, rule, m.start(), m.end()
         if record.get("task") == _LEXICON_TASK:
-            for start, end in disposition_spans(_without_note_headers(text)):
+            for start, end in disposition_spans(text):
                 yield field, "disposition_lexicon", start, end

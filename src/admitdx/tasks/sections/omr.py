@@ -19,7 +19,7 @@ included since they are sorted together: on the real demo it differs from "sourc
 OMR has day resolution, so a value of the cutoff's own day may have been measured after t0 (a
 clinic visit in the afternoon of a morning admission). The paper's rule keeps it (§3.2 v: "on or
 before"), and so does the default; ``omr_cutoff_day`` "drop" keeps only earlier days. Either way
-the build counts the values shown that are dated on that day (:func:`cutoff_day_counts`).
+the build counts the values shown that are dated on that day (:func:`cutoff_day_tally`).
 
 Two spellings of one kind: by default the later value counts; ``omr_spelling`` "listed" takes
 "Weight (Lbs)" whenever the patient has one, before "Weight", whatever the dates, as the authors do
@@ -162,28 +162,21 @@ def _shown(v: Any, p: SectionOptions) -> list[dict[str, Any]]:
     return [picked[kind] for kind in KINDS if picked.get(kind)]
 
 
-CUTOFF_DAY_COUNTS = (
-    "omr_values_on_t0_day",
-    "omr_encounters_on_t0_day",
-    "omr_encounters_on_t0_day_t0_before_6am",
-)
-
-
-def cutoff_day_counts(src: MimicSource, table: str | None, p: SectionOptions) -> dict[str, int]:
-    """How many values the OMR section shows are dated on the cutoff's own day (OMR has no time
-    of day: such a value may postdate t0), in how many encounters, and in how many of those t0 is
-    before 06:00 (a same-day measurement then most likely followed the admission)."""
-    counts: Counter[str] = Counter()
-    if table is not None:
-        rows = src.con.execute(f"SELECT s.v, c.cutoff, c.t0 FROM {table} s JOIN cohort c USING (stay_id)")
-        for v, cutoff, t0 in rows.fetchall():
-            day = _day(cutoff)
-            same = sum(1 for r in _shown(v, p) if day is not None and _day(r["d"]) == day)
-            if same:
-                counts["omr_values_on_t0_day"] += same
-                counts["omr_encounters_on_t0_day"] += 1
-                counts["omr_encounters_on_t0_day_t0_before_6am"] += isinstance(t0, datetime) and t0.hour < 6
-    return {k: counts[k] for k in CUTOFF_DAY_COUNTS}
+def cutoff_day_tally(v: Any, cutoff: Any, t0: Any, p: SectionOptions) -> Counter[str]:
+    """Of one encounter's OMR section (its query's ``v``): how many values shown are dated on the
+    cutoff's own day (OMR has no time of day: such a value may postdate t0), whether there are
+    any, and whether t0 is then before 06:00 (a same-day measurement most likely followed the
+    admission). Every key is present, zero or not, so the manifest always lists them."""
+    day = _day(cutoff)
+    same = sum(1 for r in (_shown(v, p) if v else []) if day is not None and _day(r["d"]) == day)
+    early = same > 0 and isinstance(t0, datetime) and t0.hour < 6
+    return Counter(
+        {
+            "omr_values_on_t0_day": same,
+            "omr_encounters_on_t0_day": int(same > 0),
+            "omr_encounters_on_t0_day_t0_before_6am": int(early),
+        }
+    )
 
 
 def _day(value: Any) -> date | None:
