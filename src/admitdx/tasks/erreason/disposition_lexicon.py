@@ -54,20 +54,29 @@ def lexicon() -> tuple[Expression, ...]:
 
 
 @cache
-def _patterns() -> tuple[re.Pattern[str], ...]:
-    return tuple(e.regex for e in lexicon())
+def _patterns() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
+    """Every row's pattern in one alternation (to find where some row starts: one scan of the
+    text instead of one per row) and each row's own (to find the longest match there)."""
+    rows = lexicon()
+    anyone = re.compile(_BOUNDED.format("|".join(f"(?:{e.pattern})" for e in rows)), re.I)
+    return anyone, tuple(e.regex for e in rows)
 
 
 def disposition_spans(text: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` spans of ``text`` that some lexicon row matches, in order; spans that
-    overlap or lie only white space apart are merged ("discharged home with" is one)."""
-    spans = sorted((m.start(), m.end()) for p in _patterns() for m in p.finditer(text))
+    overlap or lie only white space apart are merged ("discharged home with" is one). Every start
+    is found, one inside an earlier match too ("sent to jail": "sent to", then "to jail")."""
+    anyone, rows = _patterns()
     merged: list[tuple[int, int]] = []
-    for start, end in spans:
+    pos = 0
+    while (m := anyone.search(text, pos)) is not None:
+        start = m.start()
+        end = max((r.end() for p in rows if (r := p.match(text, start)) is not None), default=m.end())
         if merged and (start <= merged[-1][1] or not text[merged[-1][1] : start].strip()):
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))
+        pos = start + 1
     return merged
 
 
