@@ -11,19 +11,10 @@ from typing import Any
 import pytest
 
 from admitdx.tasks.earlydx import EarlyDxParams, build_earlydx
-from earlydx_roots import SUBJECT, base_tables, write_root
+from earlydx_roots import base_tables, write_root
+from test_earlydx_authors_text import _omr
 
 COUNTS = ("omr_values_on_t0_day", "omr_encounters_on_t0_day", "omr_encounters_on_t0_day_t0_before_6am")
-
-
-def _omr(day: str, name: str, value: str, seq: int = 1) -> dict[str, Any]:
-    return {
-        "subject_id": SUBJECT,
-        "chartdate": day,
-        "seq_num": seq,
-        "result_name": name,
-        "result_value": value,
-    }
 
 
 def _tables(t0: str = "2150-01-01 12:00:00") -> dict[str, list[dict[str, Any]]]:
