@@ -128,3 +128,15 @@ def test_every_build_writes_the_audit_and_its_counts(tmp_path: Path) -> None:
     assert line is not None and line.startswith("leak audit: 1 possible answer spans in 1 of 2 instances")
     _write(tmp_path / "b", [clean])
     assert (tmp_path / "b" / LEAK_AUDIT_FILE).read_text() == "" and warning_line(tmp_path / "b") is None
+
+
+def test_the_browser_marks_the_audit_spans(tmp_path: Path) -> None:
+    from admitdx.report.leak_marks import leak_spans, marked
+
+    leaky = _record("er-reason-release-disposition", {"ed_presentation": "<b> Dispo: SNF"}, target="Admit")
+    _write(tmp_path / "d", [leaky])
+    spans = leak_spans(tmp_path / "d")
+    assert spans == {leaky["id"]: {"ed_presentation": [(4, 14)]}}
+    html = marked("<b> Dispo: SNF", spans[leaky["id"]]["ed_presentation"])
+    assert str(html) == '&lt;b&gt; <mark class="leak">Dispo: SNF</mark>'
+    assert str(marked("a < b", None)) == "a &lt; b" and leak_spans(tmp_path / "none") == {}
