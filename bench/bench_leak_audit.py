@@ -43,11 +43,13 @@ def audit(dataset: Path) -> None:
         print(f"  {field:24} {name:22} {n}")
 
 
+def _survives(expression: str, sentence: str) -> bool:
+    return re.search(re.escape(expression), redact_disposition(sentence) or "", re.I) is not None
+
+
 def blind() -> None:
     rows = [json.loads(line) for line in BLIND.read_text().splitlines()]
-    survived = [
-        r for r in rows if re.search(re.escape(r["expression"]), redact_disposition(r["sentence"]) or "", re.I)
-    ]
+    survived = [r for r in rows if _survives(r["expression"], r["sentence"])]
     totals, kept = Counter(r["category"] for r in rows), Counter(r["category"] for r in survived)
     print(f"{len(survived)} of {len(rows)} blind disposition expressions survive redaction")
     for category in sorted(totals):
@@ -57,7 +59,8 @@ def blind() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
     parser.add_argument("datasets", nargs="*", type=Path)
     parser.add_argument("--blind", action="store_true")
     args = parser.parse_args()

@@ -64,3 +64,13 @@ def test_blind_expressions_do_not_survive() -> None:
         if re.search(re.escape(r["expression"]), redact_disposition(r["sentence"]) or "", re.I)
     ]
     assert survivors == []
+
+
+def test_a_row_with_an_upper_case_escape_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are lower-cased to scan a lower-cased text; ``\\S`` would silently become ``\\s``."""
+    from admitdx.tasks.erreason import disposition_lexicon as dl
+
+    bad = dl.Expression("other", "x", r"sent\S+", "sent.", "test")
+    monkeypatch.setattr(dl, "lexicon", lambda: (*lexicon(), bad))
+    with pytest.raises(ValueError, match="upper-case escape"):
+        dl._groups.__wrapped__()

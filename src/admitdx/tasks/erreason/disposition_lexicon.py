@@ -53,30 +53,60 @@ def lexicon() -> tuple[Expression, ...]:
     return tuple(Expression(**row) for row in csv.DictReader(io.StringIO("\n".join(lines))))
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_CASED = "(?-i:"
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Rows scanned alike: all rows in one alternation (where does some row start? one scan of
+    the text instead of one per row) and each row's own pattern (the longest match there)."""
+
+    anyone: re.Pattern[str]
+    rows: tuple[re.Pattern[str], ...]
+
+
+def _group(patterns: list[str], flags: int) -> _Group:
+    anyone = re.compile(_BOUNDED.format("|".join(f"(?:{p})" for p in patterns)), flags)
+    return _Group(anyone, tuple(re.compile(_BOUNDED.format(p), flags) for p in patterns))
+
+
 @cache
-def _patterns() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
-    """Every row's pattern in one alternation (to find where some row starts: one scan of the
-    text instead of one per row) and each row's own (to find the longest match there)."""
-    rows = lexicon()
-    anyone = re.compile(_BOUNDED.format("|".join(f"(?:{e.pattern})" for e in rows)), re.I)
-    return anyone, tuple(e.regex for e in rows)
+def _groups() -> tuple[_Group, _Group]:
+    """(the case-insensitive rows, lower-cased, to scan a lower-cased text without ``re.I`` —
+    four times faster —, the rows with a case-sensitive part, to scan the text as written)."""
+    rows = [e.pattern for e in lexicon()]
+    for pattern in rows:
+        if re.search(r"\\[A-Z]", pattern):  # \S, \W, \D … would change meaning once lower-cased
+            raise ValueError(f"{LEXICON_FILE}: write {pattern!r} without an upper-case escape")
+    plain = [p.lower() for p in rows if _CASED not in p]
+    return _group(plain, 0), _group([p for p in rows if _CASED in p], re.I)
+
+
+def _starts(group: _Group, text: str) -> list[int]:
+    """Every position where some row of ``group`` matches, one inside an earlier match too."""
+    starts, pos = [], 0
+    while (m := group.anyone.search(text, pos)) is not None:
+        starts.append(m.start())
+        pos = m.start() + 1
+    return starts
 
 
 def disposition_spans(text: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` spans of ``text`` that some lexicon row matches, in order; spans that
-    overlap or lie only white space apart are merged ("discharged home with" is one). Every start
-    is found, one inside an earlier match too ("sent to jail": "sent to", then "to jail")."""
-    anyone, rows = _patterns()
+    overlap or lie only white space apart are merged ("discharged home with" is one). A match
+    that starts inside another counts too ("sent to jail": "sent to", then "to jail")."""
+    plain, cased = _groups()
+    lowered = text.translate(_ASCII_LOWER)  # the same length: offsets hold in both
     merged: list[tuple[int, int]] = []
-    pos = 0
-    while (m := anyone.search(text, pos)) is not None:
-        start = m.start()
-        end = max((r.end() for p in rows if (r := p.match(text, start)) is not None), default=m.end())
+    for start in sorted({*_starts(plain, lowered), *_starts(cased, text)}):
+        ends = [m.end() for p in plain.rows if (m := p.match(lowered, start)) is not None]
+        ends += [m.end() for p in cased.rows if (m := p.match(text, start)) is not None]
+        end = max(ends)
         if merged and (start <= merged[-1][1] or not text[merged[-1][1] : start].strip()):
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))
-        pos = start + 1
     return merged
 
 
