@@ -140,3 +140,31 @@ def test_the_browser_marks_the_audit_spans(tmp_path: Path) -> None:
     html = marked("<b> Dispo: SNF", spans[leaky["id"]]["ed_presentation"])
     assert str(html) == '&lt;b&gt; <mark class="leak">Dispo: SNF</mark>'
     assert str(marked("a < b", None)) == "a &lt; b" and leak_spans(tmp_path / "none") == {}
+
+
+def test_build_warns_once_when_the_audit_finds_the_answer(tmp_path: Path) -> None:
+    """A release build: clean by default; with ``--uncut-notes whole`` each note without a cut
+    heading is shown whole, its diagnosis too — the audit finds every one and `build` warns once."""
+    import csv
+
+    from typer.testing import CliRunner
+
+    from admitdx.cli import app
+    from admitdx.synthetic.erreason import generate_release
+    from admitdx.synthetic.erreason.generate import TRUTH_DIR, TRUTH_FILE
+
+    release = generate_release(tmp_path / "release", encounters=150, seed=4)
+    with (release / TRUTH_DIR / TRUTH_FILE).open(newline="") as f:
+        whole = {r["encounterkey"] for r in csv.DictReader(f) if r["note_layout"] == "no_heading"}
+    assert whole  # the fixture's premise: some notes have no heading to cut at
+    runs = {}
+    for name, extra in (("default", []), ("whole", ["--uncut-notes", "whole"])):
+        args = ["build", "er-reason-release-diagnosis", "--erreason", str(release)]
+        result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / name), *extra])
+        assert result.exit_code == 0, result.output
+        runs[name] = " ".join(result.output.split())
+    assert "leak audit" not in runs["default"]
+    assert runs["whole"].count("warning: leak audit:") == 1
+    findings = [json.loads(line) for line in (tmp_path / "whole" / LEAK_AUDIT_FILE).read_text().splitlines()]
+    assert {f["instance"].rsplit("-", 1)[1] for f in findings} == whole
+    assert {(f["field"], f["rule"]) for f in findings} == {("ed_presentation", "gold_title")}
