@@ -275,6 +275,10 @@ def _run_build(spec: TaskSpec, source: Path, out: Path, params: Any, **options: 
         console.print(f"{out} already holds this build (same inputs and parameters); use --force to rebuild.")
     for line in spec.report_build(result, params) if spec.report_build else []:
         console.print(line)
+    from admitdx.tasks.leak_audit import warning_line
+
+    if leaks := warning_line(out):  # the leak audit of every build (tasks/leak_audit.py)
+        console.print(f"[yellow]warning[/]: {leaks}", highlight=False)
     console.print(f"see {out / 'manifest.json'}")
 
 

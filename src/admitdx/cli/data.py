@@ -109,9 +109,9 @@ def check(
 
 def _check_release(root: Path, as_json: bool) -> None:
     """Load the release as the builders do (errors exit 2 from there) and print its counts."""
-    from admitdx.sources.erreason import load_release, release_summary
+    from admitdx.sources.erreason import VISIT_YEAR, load_release, release_summary
 
-    summary = release_summary(load_release(root))
+    summary = release_summary(load_release(root, optional=(VISIT_YEAR,)))
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return

@@ -17,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from admitdx.colours import css_background
 from admitdx.report import plots
+from admitdx.report.leak_marks import leak_spans, marked
 from admitdx.runs import write_aside
 
 BROWSER_FILE = "encounters.html"
@@ -41,7 +42,11 @@ def render_browser(results: dict[str, Any], encounters: list[dict[str, Any]]) ->
         for answer in e["systems"].values():
             answer["found"] = {r: p for p, r in answer["pairs"]}
             answer["hit_items"] = {p for p, _ in answer["pairs"]}
+    leaks = leak_spans(results.get("dataset"))  # the build's leak audit, marked in the inputs
+    for e in encounters:
+        e.setdefault("leaks", leaks.get(e["id"], {}))
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
+    env.filters["leak_marked"] = marked
     return env.get_template("browser.html.j2").render(
         r=results,
         systems=systems,

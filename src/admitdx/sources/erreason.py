@@ -58,6 +58,10 @@ NOTE_TYPES: tuple[str, ...] = (
     "ED_Provider_Notes",
 )
 PREVIOUS_NOTE_TYPES = NOTE_TYPES[:-1]
+#: The visit's year (the data card's ``ArrivalYearKey``), against which each previous note's
+#: ``<type>_Year`` is held: the card calls those notes historical, so one dated after the visit is
+#: not what the card describes and is refused (:func:`note_dating`).
+VISIT_YEAR = "ArrivalYearKey"
 #: The note types in the data card's order (its key, text and year blocks each follow it).
 _CARD_NOTE_ORDER: tuple[str, ...] = (
     "Discharge_Summary",
@@ -218,6 +222,30 @@ def load_release(
     return Release(root, rows, codes)
 
 
+def year_of(value: str | None) -> int | None:
+    """A year as the release writes it: ``2019``, ``2019.0`` (pandas' float of a column with gaps)
+    or a date key ``20190314``; None for anything else."""
+    text = (value or "").strip().removesuffix(".0")
+    return int(text[:4]) if text.isdigit() and len(text) in (4, 8) else None
+
+
+def note_dating(row: dict[str, Any], note_type: str) -> str:
+    """How a previous note's year stands to the visit's: ``after_visit`` (refused), ``unknown``
+    (either year missing or unreadable: kept, counted) or ``kept`` (the visit's year or before;
+    the card's years have no month, so a note of the visit's year may be from earlier that year)."""
+    visit, note = year_of(row.get(VISIT_YEAR)), year_of(row.get(f"{note_type}_Year"))
+    if visit is None or note is None:
+        return "unknown"
+    return "after_visit" if note > visit else "kept"
+
+
+def previous_note_datings(rows: list[dict[str, Any]]) -> Counter[str]:
+    """``note_dating`` of every previous note that has text, over ``rows``."""
+    return Counter(
+        note_dating(r, t) for r in rows for t in PREVIOUS_NOTE_TYPES if (r.get(f"{t}_Text") or "").strip()
+    )
+
+
 def _filled(rows: list[dict[str, Any]], *columns: str) -> int:
     return sum(1 for r in rows if all((r[c] or "").strip() for c in columns))
 
@@ -239,6 +267,7 @@ def release_summary(release: Release) -> dict[str, Any]:
     the data card (3,984 encounters, 72 physician rationales), the targets' value counts, and the
     card's columns the file lacks that no task reads (``absent_card_columns``)."""
     rows = release.encounters
+    datings = previous_note_datings(rows)
     return {
         "root": str(release.root),
         "absent_card_columns": len(absent_card_columns(release.root)),
@@ -250,6 +279,8 @@ def release_summary(release: Release) -> dict[str, Any]:
         "previous_discharge_summaries": _filled(rows, "Discharge_Summary_Text"),
         "one_liners": _filled(rows, "One_Sentence_Extracted"),
         "full_rationales": _filled(rows, *RATIONALES[1:]),
+        "previous_notes_after_visit": datings["after_visit"],
+        "previous_notes_year_unknown": datings["unknown"],
         "acuitylevel": _value_counts(rows, "acuitylevel", ACUITY_LEVELS),
         "eddisposition": _value_counts(rows, "eddisposition", DISPOSITIONS),
     }

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.jsonl import dumps
 from admitdx.runs import MANIFEST_FILE
+from admitdx.tasks.leak_audit import LEAK_AUDIT_FILE, LeakAudit, record_in_manifest
 
 PARQUET_FILE = "instances.parquet"
 COVERAGE_FILE = "coverage.csv"
@@ -86,6 +87,7 @@ class InstanceWriter:
         self._batch: list[dict[str, Any]] = []
         self._batch_size = batch_size
         self._splits = SplitFiles(self.staging / SPLITS_DIR, schema)
+        self._audit = LeakAudit(self.staging / LEAK_AUDIT_FILE)  # every build is audited (leak_audit.py)
         self.written = 0
 
     def write(self, record: dict[str, Any]) -> None:
@@ -94,6 +96,7 @@ class InstanceWriter:
         except OSError as e:  # a full disk or a file-size limit: name the file (a write error names none)
             e.filename = e.filename or str(self._jsonl.name)
             raise
+        self._audit.add(record)
         self._batch.append(record)
         self.written += 1
         if len(self._batch) >= self._batch_size:
@@ -117,6 +120,8 @@ class InstanceWriter:
         of old and new files under a manifest that vouches for them.
         """
         self._close()
+        if (self.staging / MANIFEST_FILE).is_file():
+            record_in_manifest(self.staging / MANIFEST_FILE, self._audit.counts())
         # the dataset card for Hugging Face datasets, naming the per-split files written
         (self.staging / CARD_FILE).write_text(dataset_card(self._splits.counts), encoding="utf-8")
         (self.out_dir / MANIFEST_FILE).unlink(missing_ok=True)
@@ -135,6 +140,7 @@ class InstanceWriter:
         staged patient text is removed whatever happens, and the original error is the one raised.
         """
         try:
+            self._audit.close()
             if not self._jsonl.closed:
                 self._jsonl.close()
         except OSError:
@@ -151,6 +157,7 @@ class InstanceWriter:
     def _close(self) -> None:
         self._flush()
         self._jsonl.close()
+        self._audit.close()
         self._parquet.close()
         self._splits.close()
 

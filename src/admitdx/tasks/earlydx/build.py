@@ -35,6 +35,7 @@ from admitdx.tasks.earlydx.references import build_references, labels_sql, regis
 from admitdx.tasks.earlydx.serialize import ACUTE, HISTORY_PARTS, serialize, serialize_history
 from admitdx.tasks.explicit import InputIndex
 from admitdx.tasks.sections.lab_rows import lab_coverage, prepare_lab_rows
+from admitdx.tasks.sections.omr import cutoff_day_tally
 from admitdx.tasks.spec import Progress
 from admitdx.tasks.split import SPLIT_FILE, Splitter, read_split_file, write_split_file
 
@@ -191,6 +192,7 @@ def _write(
 ) -> dict[str, Any]:
     """Stream the joined encounters, render and stage them; return the outputs for the manifest."""
     total = counts["cohort_stays"]
+    opts = p.section_options()
     tally: Counter[str] = Counter()
     present_cohort: Counter[str] = Counter()
     present_dataset: Counter[str] = Counter()
@@ -205,6 +207,8 @@ def _write(
             if record is not None:
                 present_dataset.update(present)
                 tally[f"{record['split']}_encounters"] += 1
+                omr = None if "omr" in p.drop_sections else row["omr"]  # values shown on t0's day (issue 29)
+                tally.update(cutoff_day_tally(omr, row["cutoff"], row["t0"], opts))
                 writer.write(record)
         done += len(batch)
         report("encounters", done, total)

@@ -208,6 +208,10 @@ class EarlyDxParams:
         "latest",
         "OMR spellings: the later value, or listed: 'Weight (Lbs)' first whatever the date (authors').",
     )
+    omr_cutoff_day: Literal["keep", "drop"] = param(
+        "keep",
+        "OMR values dated on the cutoff's day (no time: may follow t0): keep (§3.2 v) or drop.",
+    )
     echo_none: Literal["keep", "missing"] = param(
         "keep", "Echo results spelled 'None': keep, or missing as pandas reads them (authors')."
     )
@@ -256,6 +260,7 @@ class EarlyDxParams:
         _choice("lab_format", self.lab_format, ("admitdx", "authors"))
         _choice("valueless_labs", self.valueless_labs, ("drop", "question-mark"))
         _choice("omr_spelling", self.omr_spelling, ("latest", "listed"))
+        _choice("omr_cutoff_day", self.omr_cutoff_day, ("keep", "drop"))
         _choice("echo_none", self.echo_none, ("keep", "missing"))
         _choice("dedupe", self.dedupe, ("casefold", "exact"))
         _choice("reproduce", self.reproduce, ("none", "authors"))
@@ -317,6 +322,7 @@ class EarlyDxParams:
             lab_format=self.lab_format,
             valueless_labs=self.valueless_labs,
             omr_spelling=self.omr_spelling,
+            omr_cutoff_day=self.omr_cutoff_day,
             echo_none=self.echo_none,
             dedupe=self.dedupe,
         )

@@ -22,7 +22,15 @@ import pyarrow as pa
 from admitdx.contracts import INSTANCES_FILE
 from admitdx.errors import UsageError, output_errors, writable_dir
 from admitdx.runs import fingerprint_files, finished_outputs, write_manifest
-from admitdx.sources.erreason import CODES_FILE, ENCOUNTERS_FILE, Release, load_release
+from admitdx.sources.erreason import (
+    CODES_FILE,
+    ENCOUNTERS_FILE,
+    PREVIOUS_NOTE_TYPES,
+    VISIT_YEAR,
+    Release,
+    load_release,
+    note_dating,
+)
 from admitdx.tasks.dataset_writer import PARQUET_FILE, InstanceWriter, instance_schema
 from admitdx.tasks.erreason.release_notes import UNCUT_NOTES, verdict
 from admitdx.tasks.erreason.release_vitals import VITALS, triage_vitals
@@ -41,6 +49,8 @@ META: tuple[tuple[str, pa.DataType], ...] = (
 )
 #: Columns the instances' meta shows when the release has them (no task requires them).
 META_COLUMNS = ("Age", "sex", "firstrace", "preferredlanguage", "ED_Provider_Notes_Text")
+#: Read when present: the visit's year, against which previous notes are dated.
+OPTIONAL_COLUMNS = (*META_COLUMNS, VISIT_YEAR)
 Codes = list[tuple[str, str | None]]
 #: (target, references) of one encounter; (None, []) leaves it out of this task.
 TargetFn = Callable[[dict[str, Any], Codes], tuple[str | dict[str, str] | None, list[dict[str, Any]]]]
@@ -129,7 +139,7 @@ def build_release_task(
     writable_dir(out_dir)
     fixed = read_split_file(split_file) if split_file else None
     report = progress or (lambda stage, done, total: None)
-    release = load_release(release_dir, task.columns, optional=META_COLUMNS)  # names a missing file
+    release = load_release(release_dir, task.columns, optional=OPTIONAL_COLUMNS)  # names a missing file
     inputs = {
         "erreason_dir": str(release_dir.resolve()),
         "source_files": fingerprint_files([release_dir / ENCOUNTERS_FILE, release_dir / CODES_FILE]),
@@ -193,6 +203,22 @@ def _age(value: str | None) -> int | None:
         return None
 
 
+_DATING_COUNTS = {
+    "after_visit": "previous_notes_refused_after_visit",
+    "unknown": "previous_notes_year_unknown",
+}
+
+
+def _count_datings(task: ReleaseTask, row: dict[str, Any], tally: Counter[str]) -> None:
+    """Count the previous notes the task reads that are refused (dated after the visit) or whose
+    year cannot be compared (kept: ``previous_notes_year_unknown``)."""
+    for kind in PREVIOUS_NOTE_TYPES:
+        if f"{kind}_Year" in task.columns and (row.get(f"{kind}_Text") or "").strip():
+            dating = note_dating(row, kind)
+            if dating != "kept":
+                tally[_DATING_COUNTS[dating]] += 1
+
+
 def _instance(
     task: ReleaseTask,
     row: dict[str, Any],
@@ -209,6 +235,7 @@ def _instance(
             tally[f"left_out_{why}"] += 1
         else:
             tally[why if why.startswith("cut_at_") else f"cut_at_{why}"] += 1
+    _count_datings(task, row, tally)
     sections = task.sections(row, params)
     missing = [name for name in task.required if not sections.get(name)]
     if missing:

@@ -1,5 +1,4 @@
-"""Cutting the current ED provider note of the ER-Reason release where a task's input must stop,
-and redacting what would give the disposition away.
+"""Cutting the current ED provider note of the ER-Reason release where a task's input must stop.
 
 The release's notes are Epic ED provider notes. What follows the history and exam — ``Medical
 Decision Making`` (MDM), ``ED Course``, ``Final Disposition`` with its ``Clinical Impression`` and
@@ -21,17 +20,13 @@ A note with no stopping heading is left out (``uncut_notes="exclude"``, counted 
 manifest) — never shown whole, which is where the answer would be — unless the user asks for
 ``"whole"``; so is a presentation without an HPI or without an exam heading (:func:`verdict`).
 
-Disposition also redacts, in what remains, every word form of a disposition (admit*, discharg*,
-transfer*, observ*, elope*, expired, LWBS, AMA, "left without being seen", L&D, dismiss*, "never
-arrived") and every release value, in every encounter alike, so a redaction mark does not itself
-tell which disposition was written. The authors redact only the encounter's own value, exactly.
+The disposition task then redacts what remains (:mod:`.disposition_lexicon`).
 """
 
 from __future__ import annotations
 
 import re
 
-from admitdx.sources.erreason import DISPOSITIONS
 from admitdx.tasks.note_headings.grammar import HeadingLine, heading_key, heading_lines, run_on_headings
 
 #: The allow-listed presentation sections, in the spellings we know (keys by the grammar).
@@ -100,27 +95,6 @@ _NAMED = re.compile(
     + ")",
     re.I,
 )
-REDACTED = "[redacted]"
-_WORD_FORMS = (
-    r"admit\w*",
-    r"discharg\w*",
-    r"transfer\w*",
-    r"observ\w*",
-    r"elope\w*",
-    r"expired",
-    r"LWBS",
-    r"AMA",
-    r"left\s+without\s+being\s+seen",
-    r"L\s*&\s*D",
-    r"dismiss\w*",
-    r"never\s+arrived",
-)
-_DISPOSITION_WORDS = re.compile(
-    r"(?<![\w&])(?:"
-    + "|".join([*(re.escape(d) for d in sorted(DISPOSITIONS, key=len, reverse=True)), *_WORD_FORMS])
-    + r")(?![\w&])",
-    re.I,
-)
 UNCUT_NOTES = ("exclude", "whole")
 
 
@@ -168,7 +142,3 @@ def verdict(note: str | None, uncut_notes: str = "exclude") -> tuple[str | None,
 def presentation(note: str | None, uncut_notes: str = "exclude") -> str | None:
     """The ED presentation (:func:`verdict`), None when it is left out."""
     return verdict(note, uncut_notes)[0]
-
-
-def redact_disposition(text: str | None) -> str | None:
-    return _DISPOSITION_WORDS.sub(REDACTED, text) if text else None

@@ -15,7 +15,14 @@
    encounter's ``primaryeddiagnosisname`` (the paper's gold), else the file's first row; the build
    counts how often the two agree (``main_dx_*``).
 5. disposition (table 15, task 5 includes past history): age, sex, chief complaint, previous notes
-   and the ED presentation with every disposition word form redacted → ``eddisposition``.
+   and the ED presentation, each note's text with every expression of the disposition lexicon
+   redacted (:mod:`.disposition_lexicon`; a previous note's ``[Discharge Summary, 2019]`` header is
+   kept: it names a document of an earlier visit, not this visit's disposition) → ``eddisposition``.
+
+Previous notes are historical (the data card: "from patient's previous hospital encounter"); one
+whose ``<type>_Year`` is after the visit's ``ArrivalYearKey`` is refused (left out, counted in the
+manifest as ``previous_notes_refused_after_visit``); one of the visit's year is kept, as the card's
+year-only dates allow (:func:`admitdx.sources.erreason.note_dating`).
 
 ``primaryeddiagnosisname`` (the ED diagnosis itself) is never input.
 """
@@ -24,9 +31,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from admitdx.sources.erreason import ACUITY_LEVELS, DISPOSITIONS, PREVIOUS_NOTE_TYPES
+from admitdx.sources.erreason import ACUITY_LEVELS, DISPOSITIONS, PREVIOUS_NOTE_TYPES, note_dating
+from admitdx.tasks.erreason.disposition_lexicon import redact_disposition
 from admitdx.tasks.erreason.release_build import Codes, ReleaseParams, ReleaseTask
-from admitdx.tasks.erreason.release_notes import presentation, redact_disposition
+from admitdx.tasks.erreason.release_notes import presentation
 from admitdx.tasks.erreason.release_vitals import render_vitals, triage_vitals
 
 ED_NOTE = "ED_Provider_Notes_Text"
@@ -74,11 +82,21 @@ def _year(value: str | None) -> str:
     return value[:-2] if value and value.endswith(".0") else (value or "")
 
 
-def _previous_notes(row: dict[str, Any], p: ReleaseParams) -> str | None:
+def _historical(row: dict[str, Any], kind: str, chars: int | None) -> str | None:
+    """A previous note's text, clipped; None when it is dated after the visit (refused)."""
+    return None if note_dating(row, kind) == "after_visit" else _clip(row[f"{kind}_Text"], chars)
+
+
+def note_header(kind: str, year: str | None) -> str:
+    """``[Discharge Summary, 2019]``: the line that introduces a previous note."""
+    return f"[{kind.replace('_', ' ')}{', ' + y if (y := _year(year)) else ''}]"
+
+
+def _previous_notes(row: dict[str, Any], p: ReleaseParams, redact: bool = False) -> str | None:
     notes = [
-        f"[{kind.replace('_', ' ')}{', ' + year if (year := _year(row[f'{kind}_Year'])) else ''}]\n{text}"
+        f"{note_header(kind, row[f'{kind}_Year'])}\n{redact_disposition(text) if redact else text}"
         for kind in PREVIOUS_NOTE_TYPES
-        if (text := _clip(row[f"{kind}_Text"], p.note_chars))
+        if (text := _historical(row, kind, p.note_chars))
     ]
     return "\n\n".join(notes) or None
 
@@ -95,7 +113,7 @@ def _one_liner_sections(row: dict[str, Any], p: ReleaseParams) -> dict[str, str 
     return {
         "demographics": _demographics(row),
         "chief_complaint": row["primarychiefcomplaintname"],
-        "previous_discharge_summary": _clip(row["Discharge_Summary_Text"], p.one_liner_note_chars),
+        "previous_discharge_summary": _historical(row, "Discharge_Summary", p.one_liner_note_chars),
     }
 
 
@@ -121,6 +139,7 @@ def _diagnosis_sections(row: dict[str, Any], p: ReleaseParams) -> dict[str, str 
 def _disposition_sections(row: dict[str, Any], p: ReleaseParams) -> dict[str, str | None]:
     return {
         **_diagnosis_sections(row, p),
+        "previous_notes": _previous_notes(row, p, redact=True),
         "ed_presentation": redact_disposition(presentation(row[ED_NOTE], p.uncut_notes)),
     }
 
@@ -200,7 +219,7 @@ ONE_LINER = _task(
     _column("One_Sentence_Extracted"),
     ("demographics", "chief_complaint", "previous_discharge_summary"),
     required=("previous_discharge_summary",),
-    columns=(*_BASE, "Discharge_Summary_Text", "One_Sentence_Extracted"),
+    columns=(*_BASE, "Discharge_Summary_Text", "Discharge_Summary_Year", "One_Sentence_Extracted"),
 )
 PLANNING = _task(
     "planning",

@@ -16,6 +16,11 @@ two choices can differ (pinned in tests/test_earlydx_authors_choices.py). "panda
 sort itself (:mod:`.pandas_order`) over all the patient's rows in file order, every result name
 included since they are sorted together: on the real demo it differs from "source" on 3 encounters.
 
+OMR has day resolution, so a value of the cutoff's own day may have been measured after t0 (a
+clinic visit in the afternoon of a morning admission). The paper's rule keeps it (§3.2 v: "on or
+before"), and so does the default; ``omr_cutoff_day`` "drop" keeps only earlier days. Either way
+the build counts the values shown that are dated on that day (:func:`cutoff_day_tally`).
+
 Two spellings of one kind: by default the later value counts; ``omr_spelling`` "listed" takes
 "Weight (Lbs)" whenever the patient has one, before "Weight", whatever the dates, as the authors do
 (their ``lo('Weight (Lbs)', 'Weight')``), and likewise for height and BMI.
@@ -23,6 +28,8 @@ Two spellings of one kind: by default the later value counts; ``omr_spelling`` "
 
 from __future__ import annotations
 
+from collections import Counter
+from datetime import date, datetime
 from typing import Any
 
 from admitdx.sources.mimic import MimicSource
@@ -54,7 +61,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         return None
     kind = _kind(p, src)
     if p.omr_same_day == "pandas":
-        return _every_row_sql(kind)
+        return _every_row_sql(kind, _by_day(p))
     source = p.omr_same_day == "source"
     table = numbered("hosp.omr") if source else "hosp.omr"
     same_day = f"{SOURCE_ROW} DESC" if source else "seq_num DESC, name, value"
@@ -63,7 +70,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
             SELECT c.stay_id, {_kind_case()} AS kind, o.result_name AS name, trim(o.result_value) AS value,
                    CAST(o.chartdate AS DATE) AS d, o.seq_num{f", o.{SOURCE_ROW}" if source else ""}
             FROM cohort c JOIN {table} o ON o.subject_id = c.subject_id
-            WHERE CAST(o.chartdate AS DATE) <= CAST(c.cutoff AS DATE)
+            WHERE CAST(o.chartdate AS DATE) {_by_day(p)} CAST(c.cutoff AS DATE)
         ), latest AS (
             SELECT * FROM o WHERE kind IS NOT NULL
             QUALIFY row_number() OVER (PARTITION BY stay_id, kind
@@ -72,6 +79,11 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         SELECT stay_id, struct_pack({_per_kind()}{kind}) AS v
         FROM latest GROUP BY stay_id
     """
+
+
+def _by_day(p: SectionOptions) -> str:
+    """The chartdate's comparison with the cutoff's day: on or before it (the paper), or before."""
+    return "<" if p.omr_cutoff_day == "drop" else "<="
 
 
 def _spelling(p: SectionOptions) -> str:
@@ -90,7 +102,7 @@ def _kind(p: SectionOptions, src: MimicSource) -> str:
     return f", kind := '{column_kinds(src, 'hosp.omr', ('result_value',))['result_value']}'"
 
 
-def _every_row_sql(kind: str) -> str:
+def _every_row_sql(kind: str, by_day: str) -> str:
     """The patient's rows by the cutoff day, every result name, in ``hosp.omr`` order: the array
     the authors' ``sort_values('chartdate')`` sorts (``omr_same_day`` "pandas")."""
     return f"""
@@ -100,7 +112,7 @@ def _every_row_sql(kind: str) -> str:
                                                     d := CAST(o.chartdate AS DATE))
                                         ORDER BY o.{SOURCE_ROW}){kind}) AS v
         FROM cohort c JOIN {numbered("hosp.omr")} o ON o.subject_id = c.subject_id
-        WHERE CAST(o.chartdate AS DATE) <= CAST(c.cutoff AS DATE)
+        WHERE CAST(o.chartdate AS DATE) {by_day} CAST(c.cutoff AS DATE)
         GROUP BY c.stay_id
     """
 
@@ -123,7 +135,7 @@ def _pandas_pick(rows: list[dict[str, Any]], p: SectionOptions) -> dict[str, Any
 
 def _per_kind() -> str:
     return ", ".join(
-        f"{kind} := any_value(struct_pack(name, value)) FILTER (WHERE kind = '{kind}')" for kind in KINDS
+        f"{kind} := any_value(struct_pack(name, value, d)) FILTER (WHERE kind = '{kind}')" for kind in KINDS
     )
 
 
@@ -142,6 +154,37 @@ def _render(v: Any, p: SectionOptions) -> str | None:
         if v[kind] is not None:
             parts.append(f"{label} {v[kind]['value']}{units.get(v[kind]['name'], '')}")
     return ", ".join(parts) or None
+
+
+def _shown(v: Any, p: SectionOptions) -> list[dict[str, Any]]:
+    """The rows whose values the section shows (one per kind at most)."""
+    picked = _pandas_pick(v["rows"], p) if p.omr_same_day == "pandas" else v
+    return [picked[kind] for kind in KINDS if picked.get(kind)]
+
+
+def cutoff_day_tally(v: Any, cutoff: Any, t0: Any, p: SectionOptions) -> Counter[str]:
+    """Of one encounter's OMR section (its query's ``v``): how many values shown are dated on the
+    cutoff's own day (OMR has no time of day: such a value may postdate t0), whether there are
+    any, and whether t0 is then before 06:00 (a same-day measurement most likely followed the
+    admission). Every key is present, zero or not, so the manifest always lists them."""
+    day = _day(cutoff)
+    same = sum(1 for r in (_shown(v, p) if v else []) if day is not None and _day(r["d"]) == day)
+    early = same > 0 and isinstance(t0, datetime) and t0.hour < 6
+    return Counter(
+        {
+            "omr_values_on_t0_day": same,
+            "omr_encounters_on_t0_day": int(same > 0),
+            "omr_encounters_on_t0_day_t0_before_6am": int(early),
+        }
+    )
+
+
+def _day(value: Any) -> date | None:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10]) if value else None
 
 
 SECTION = Section("omr", "Baseline (OMR)", _sql, _render)

@@ -49,5 +49,6 @@ class SectionOptions:
     lab_format: Literal["admitdx", "authors"] = "admitdx"
     valueless_labs: Literal["drop", "question-mark"] = "drop"
     omr_spelling: Literal["latest", "listed"] = "latest"
+    omr_cutoff_day: Literal["keep", "drop"] = "keep"  # OMR values of the cutoff's own day (issue 29)
     echo_none: Literal["keep", "missing"] = "keep"
     dedupe: Literal["casefold", "exact"] = "casefold"
