@@ -67,7 +67,9 @@ def _received(dataset: Path, out: Path) -> tuple[list[Instance], list[Instance]]
     from admitdx.systems import register, registered
 
     if "er-recorder" not in registered():
-        register("er-recorder", "records what a system is given")(_Recorder)
+        register("er-recorder", "records what a system is given", answers=("diagnoses", "category", "text"))(
+            _Recorder
+        )
     _Recorder.seen = {}
     run_predictions(dataset, SystemChoice("rec", "er-recorder"), out, show_progress=False)
     return _Recorder.seen["fit"], _Recorder.seen["predict"]

@@ -93,7 +93,9 @@ def _recorded(dataset_dir: Path, out: Path) -> tuple[list, list]:
     from admitdx.systems import register, registered
 
     if "test-recorder" not in registered():
-        register("test-recorder", "records what a system is given")(_Recorder)
+        register(
+            "test-recorder", "records what a system is given", answers=("diagnoses", "category", "text")
+        )(_Recorder)
     _Recorder.seen = []
     run_predictions(dataset_dir, SystemChoice("rec", "test-recorder"), out, show_progress=False)
     return dict(_Recorder.seen)["fit"], dict(_Recorder.seen)["predict"]
