@@ -116,3 +116,18 @@ def test_safe_names_pass_and_paths_under_out_are_returned(tmp_path: Path) -> Non
     assert under(tmp_path, "a", "predictions", "b") == tmp_path / "a" / "predictions" / "b"
     with pytest.raises(UsageError, match="lies outside"):
         under(tmp_path, "..", "x")
+
+
+def test_a_leaderboard_file_linked_to_elsewhere_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "precious.html"
+    target.write_text("keep me\n", encoding="utf-8")
+    (tmp_path / "out").mkdir()
+    os.symlink(target, tmp_path / "out" / "leaderboard.html")
+    path = write_study(tmp_path, STUDY)
+    code, _, err = run_cli(["study", str(path)], capsys, monkeypatch)
+    assert code == 2 and "Traceback" not in err
+    assert "leaderboard.html lies outside the study's out: folder" in " ".join(err.split())
+    assert target.read_text(encoding="utf-8") == "keep me\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["leaderboard.html", "study.json"]

@@ -32,6 +32,7 @@ from admitdx.llm.open import LLM_OPTIONS, open_llm_client
 from admitdx.matching import create_matcher
 from admitdx.matching.agreement import write_agreement
 from admitdx.matching.runner import run_matcher
+from admitdx.report.leaderboard_files import LEADERBOARD
 from admitdx.runs import exclusive
 from admitdx.study.identity import claim
 from admitdx.study.lanes import Datasets, run_in_lanes
@@ -158,6 +159,8 @@ def run_study(study: Study, steps: Steps, take_over: bool = False) -> tuple[Path
     (leaderboard.html's path, every scored run). First ``out:`` is claimed for this study
     (:func:`admitdx.study.identity.claim`: another study's folder is refused unless ``take_over``)."""
     claim(study, take_over)
+    for suffix in (".json", ".md", ".tex", ".html"):  # a leaderboard file linked elsewhere: refused
+        under(study.out, LEADERBOARD + suffix)
     datasets = Datasets()
     jobs = [(t.name, partial(_job, t, study, datasets)) for t in study.tasks]
     scored = run_in_lanes(jobs, study.lanes, steps)
