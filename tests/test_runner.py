@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -73,6 +74,7 @@ def test_fit_sees_train_with_labels_and_predict_sees_test_without(dataset: Path,
     assert manifest["outputs"] == {
         "complete": True,
         "predictions": 5,
+        "predictions_sha256": hashlib.sha256((out / PREDICTIONS_FILE).read_bytes()).hexdigest(),
         "parse_errors": 0,
         "fit": {"fitted_on": 3},
     }

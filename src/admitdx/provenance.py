@@ -29,13 +29,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance
+from admitdx.contracts import INSTANCES_FILE, PREDICTIONS_FILE, Instance, load_predictions
 from admitdx.errors import InputError, UsageError
-from admitdx.runs import read_manifest, sha256_file, sha256_text
+from admitdx.runs import read_manifest, sha256_bytes, sha256_file, sha256_text
 
 ALLOW_FLAG = "--allow-label-change"
 NO_MANIFEST_FLAG = "--allow-no-manifest"
 PREDICTIONS_DIGEST = "predictions_sha256"
+BOM = "\ufeff".encode()
 
 
 def inputs_sha256(instances: Sequence[Instance]) -> str:
@@ -140,25 +141,34 @@ def check_complete_run(predictions_dir: Path, manifest: dict[str, Any]) -> None:
     check_bound_bytes(predictions_dir, outputs)
 
 
+def predictions_digest(path: Path) -> str:
+    """The SHA-256 a completed run records of its ``predictions.jsonl``: of its bytes without a
+    leading byte-order mark, which every reader accepts (an editor that adds one changes nothing)."""
+    return sha256_bytes(Path(path).read_bytes().removeprefix(BOM))
+
+
 def check_bound_bytes(predictions_dir: Path, outputs: Any, *, lost_lines_ok: bool = False) -> None:
     """InputError naming the file when a completed run's ``predictions.jsonl`` is not the file its
     manifest recorded (another run's file, lines appended or duplicated); silent for manifests
     without the digest (written before it was recorded) and for unfinished runs. ``predict`` passes
     ``lost_lines_ok``: a file that lost lines (a cut tail, an interrupted copy) is resumed, which
-    makes the lost predictions again, as the refusal of ``match`` and ``score`` advises."""
+    makes the lost predictions again, as the refusal of ``match`` and ``score`` advises.
+
+    A damaged line is named first (its row and what is wrong, as every reader names it), and an
+    emptied file is left to the refusal of a run without predictions: those say more."""
     if not isinstance(outputs, dict):
         return
     recorded = outputs.get(PREDICTIONS_DIGEST)
     path = Path(predictions_dir) / PREDICTIONS_FILE
     if outputs.get("complete") is not True or not isinstance(recorded, str) or not path.is_file():
         return
-    now = sha256_file(path)
-    if now == recorded:
-        return
+    now = predictions_digest(path)
     lines = path.read_bytes().count(b"\n")
     counted = outputs.get("predictions")
-    if lost_lines_ok and isinstance(counted, int) and lines < counted:
+    if now == recorded or lines == 0 or (lost_lines_ok and isinstance(counted, int) and lines < counted):
         return
+    for _ in load_predictions(predictions_dir):  # a damaged line raises, naming its row
+        pass
     raise InputError(
         f"not the file this run completed: {lines} lines, sha256 {now[:12]}…, but its manifest "
         f"recorded {counted} lines, sha256 {recorded[:12]}…",

@@ -119,7 +119,11 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
 
 
 def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_bytes(text.encode("utf-8"))
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def fingerprint_files(paths: list[Path], root: Path | None = None) -> dict[str, dict[str, Any]]:

@@ -50,8 +50,8 @@ from admitdx.llm.egress import AllowedHost
 from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
 from admitdx.llm.redact import redact_options
 from admitdx.progress import progress_bar
-from admitdx.provenance import PREDICTIONS_DIGEST, check_bound_bytes, dataset_fingerprints
-from admitdx.runs import check_resumable, exclusive, read_manifest, sha256_file, sha256_text, write_manifest
+from admitdx.provenance import PREDICTIONS_DIGEST, check_bound_bytes, dataset_fingerprints, predictions_digest
+from admitdx.runs import check_resumable, exclusive, read_manifest, sha256_text, write_manifest
 from admitdx.systems import System, registered, require_answer
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import benchmark_set, training_view
@@ -290,7 +290,7 @@ def _run_predictions(
     outputs: dict[str, Any] = {
         "complete": True,
         "predictions": len(records),
-        PREDICTIONS_DIGEST: sha256_file(path) if path.exists() else sha256_text(""),
+        PREDICTIONS_DIGEST: predictions_digest(path) if path.exists() else sha256_text(""),
         "parse_errors": sum(1 for e in errors if not e.startswith(TRUNCATED_PREFIX)),
         **truncated,
     }
