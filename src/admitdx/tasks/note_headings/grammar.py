@@ -32,9 +32,12 @@ MAX_WORDS = 7
 MAX_BARE_WORDS = 6
 
 _SP = r"[^\S\r\n]"  # any Unicode space but a line break (tab, NBSP, em space …)
-_DECOR = r"[*#_=~•·▪►>|\u2013\u2014\[\]-]"
+#: Bullets are any of Unicode's bullet, arrow, geometric-shape, dingbat and check-mark blocks (●, ◦,
+#: ➤, ✓ …), not a list of the ones seen: an Epic template may bullet with any of them.
+_BULLETS = r"\u2022-\u2027\u2043\u2190-\u21ff\u2219\u25a0-\u25ff\u2600-\u27bf"
+_DECOR = rf"[*#_=~·{_BULLETS}>|\u2013\u2014\[\]-]"
 #: Trailing decoration: no underscore, which would take the "___" of "Physical ___:".
-_TAIL = r"[*#=~•·▪►>|\u2013\u2014\[\]-]"
+_TAIL = rf"[*#=~·{_BULLETS}>|\u2013\u2014\[\]-]"
 #: Not where MIMIC's de-identification mark (exactly three underscores) starts: "___ Complaint:"
 #: is a heading whose first word was removed, not a decorated "Complaint:".
 _NOT_PHI = r"(?!___(?!_))"
@@ -76,7 +79,7 @@ _ABBREVIATIONS = (
     (r"\bf\s*/\s*u\b", "followup"),
     (r"\ba\s*(?:/|&|and)\s*p\b", "assessment and plan"),
     (r"\bi\s*(?:/|&|and)\s*p\b", "impression and plan"),
-    (r"\bre[\s-]*eval(?:uation)?s?\b", "reevaluation"),
+    (r"\bre[\s-]*(?:eval(?:uation)?|exam(?:ination)?|assess(?:ment)?|check)s?\b", "reevaluation"),
     (r"\bfollow[\s-]*ups?\b", "followup"),
     (r"\bpre[\s-]*admission\b", "on admission"),
     (r"\bprior to admission\b|\bpta\b", "on admission"),
@@ -95,6 +98,9 @@ _WORDS = {
     "exams": "exam",
     "fu": "followup",
     "dispo": "disposition",
+    "disp": "disposition",
+    "discharged": "discharge",
+    "dischg": "discharge",
     "med": "medications",
     "meds": "medications",
     "medication": "medications",
