@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from admitdx.matching.quality import quality_line
 from admitdx.report import evidence
 from admitdx.report.levels import level_blocks
 
@@ -110,6 +111,8 @@ def render_table(results: dict[str, Any]) -> str:
         f"({results['params']['n_bootstrap']} replicates); each table names the encounters and patients "
         "its metrics were computed over.",
     ]
+    if results.get("matcher_quality"):
+        lines += ["", quality_line(results["matcher_quality"]).capitalize() + "."]
     trial = evidence.trial_text(results)
     if trial:
         lines[0] = f"# {trial.capitalize()} — " + lines[0].removeprefix("# ")

@@ -14,6 +14,7 @@ from typing import Any
 
 from admitdx.contracts import Instance, Prediction, load_instances, load_predictions
 from admitdx.matching.runner import load_matches
+from admitdx.study.match_audit import attach_verdicts
 
 Encounter = dict[str, Any]
 
@@ -32,7 +33,10 @@ def encounters(dataset: Path, results: dict[str, Any], split: str = "test") -> l
             else {}
         )
         systems[s["name"]] = (predictions, pairs)
-    return [_encounter(inst, systems, matched=bool(matcher)) for inst in instances]
+    found = [_encounter(inst, systems, matched=bool(matcher)) for inst in instances]
+    if matcher:
+        attach_verdicts(found, results, matcher)
+    return found
 
 
 def _encounter(

@@ -1,8 +1,8 @@
 """The final-diagnosis suite (ER-Reason task 4): the system's first coded answer against the
 encounter's main diagnosis (lowest ``seq_num``) and against any of its coded diagnoses, at four
 granularities (ER-Reason Table 6, the diagnosis table): exact code, 3-character category, CCSR
-category and CMS-HCC category (:func:`admitdx.metrics.erreason.icd_levels`). Rates carry patient-bootstrap intervals;
-an encounter without a coded answer counts as a miss at every level.
+category and CMS-HCC category (:func:`admitdx.metrics.erreason.icd_levels`). Rates carry
+patient-bootstrap intervals; an encounter without a coded answer counts as a miss at every level.
 
 Beside each rate over every encounter (``main.hcc``) the suite reports, for CCSR and HCC, the
 paper-style rate over the encounters where the answer and the gold both have a category
