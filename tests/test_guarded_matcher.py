@@ -8,6 +8,7 @@ by a test. One model is loaded for the module, and the dev set is matched once.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from admitdx.matching.guard_calibration import choose_thresholds, recorded_guard
 from admitdx.matching.guard_codes import compatible, exact_codes, given_codes, stands_for
 from admitdx.matching.guard_text import contrast, guard_expand
 from admitdx.matching.guarded import GuardedMatcher
+from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
 from admitdx.matching.runner import run_matcher
 from admitdx.runs import sha256_file
 
@@ -175,3 +177,16 @@ def test_dev_pairs_reach_the_precision_floor(matcher: GuardedMatcher) -> None:
     assert scores.precision >= recorded.precision_floor == 0.95
     assert (scores.precision, scores.recall) == (recorded.precision, recorded.recall)  # the record is true
     assert recorded.pairs_sha256 == sha256_file(DEV_PAIRS)  # calibrated on this very file
+
+
+def test_quality_is_quoted_only_for_the_measured_parameters(tmp_path: Path) -> None:
+    recorded = recorded_scores()["embedding"]
+    for name, threshold in (("measured", recorded["params"]["threshold"]), ("other", 0.7)):
+        summary = {"matcher": "embedding", "params": {**recorded["params"], "threshold": threshold}}
+        (tmp_path / name / "matches").mkdir(parents=True)
+        (tmp_path / name / "matches" / "embedding.summary.json").write_text(json.dumps(summary))
+    measured = matcher_quality("embedding", [tmp_path / "measured"])
+    assert (measured["precision"], measured["recall"]) == (recorded["precision"], recorded["recall"])
+    assert "precision 0.530, recall 0.773" in quality_line(measured)
+    other = matcher_quality("embedding", [tmp_path / "other"])
+    assert other["precision"] is None and "not measured" in quality_line(other)
