@@ -190,3 +190,19 @@ def test_quality_is_quoted_only_for_the_measured_parameters(tmp_path: Path) -> N
     assert "precision 0.530, recall 0.773" in quality_line(measured)
     other = matcher_quality("embedding", [tmp_path / "other"])
     assert other["precision"] is None and "not measured" in quality_line(other)
+
+
+def test_match_verb_says_what_calibration_and_matching_need(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from admitdx.cli import app
+    from admitdx.errors import AdmitdxError
+
+    for args, said in (
+        (["match", "--calibrate"], "--calibrate needs --pairs FILE"),
+        (["match", "--calibrate", "--pairs", str(tmp_path / "none.jsonl")], "no pair file"),
+        (["match"], "match needs --dataset and --predictions"),
+    ):
+        result = CliRunner().invoke(app, args)
+        assert isinstance(result.exception, AdmitdxError) and result.exception.exit_code == 2
+        assert said in str(result.exception)
