@@ -153,7 +153,7 @@ def test_the_local_model_runs_of_the_demo_study(
     audit = json.loads((out / "earlydx" / "llm-audit" / "manifest.json").read_text())["outputs"]
     assert audit["references"] == len(load_instances(out / "earlydx" / "llm-audit-sample")[0].references)
     agreement = out / "earlydx-llm-subset" / "predictions" / "smollm2-zeroshot" / MATCHES_DIR
-    assert json.loads((agreement / "agreement_llm_judge_vs_embedding.json").read_text())["a"] == "llm_judge"
+    assert json.loads((agreement / "agreement_llm_judge_vs_guarded.json").read_text())["a"] == "llm_judge"
     runs = {s.name: s for s in scored}
     for task, (_, baselines) in {"earlydx": ("", BASELINES), **OTHER_TASKS}.items():
         s = runs[f"{task}-llm-subset"]

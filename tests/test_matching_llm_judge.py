@@ -110,3 +110,38 @@ def test_judge_through_the_local_server_parses_validates_and_caches(
 def test_judge_refuses_a_non_loopback_endpoint_without_an_allow_list() -> None:
     with pytest.raises(UsageError, match=r"api\.example\.org"):
         LlmJudgeMatcher(llm={"base_url": "https://api.example.org/v1", "cache_path": None})
+
+
+@pytest.mark.llm
+@pytest.mark.slow
+def test_judge_agreement_with_the_guarded_matcher_in_earlydx_two_forms(
+    local_llm: LocalServer, tmp_path: Path
+) -> None:
+    """`admitdx match --matcher llm_judge` prints its agreement with the guarded matcher: matched-pair
+    count equal, within one pair (EarlyDx §3.5). SmolLM2-135M is far too small to judge well: this
+    checks the path and the arithmetic, not the judge."""
+    from rich.console import Console
+
+    from admitdx.cli.matching import _judge_agreement
+    from admitdx.matching.guarded import GuardedMatcher
+
+    cases = {
+        "t1": ([("Congestive heart failure", "I509")], ["CHF", "pneumonia"]),
+        "t2": ([("Hypokalemia", "E876")], ["hyperkalemia"]),
+    }
+    dataset, pred = write_case_dirs(tmp_path, cases)
+    console = Console(record=True, width=300)
+    _judge_agreement(console, dataset, pred, "llm_judge")  # no guarded matches yet: says so
+    assert "no guarded matches here" in console.export_text()
+    guarded = {m.instance_id: len(m.pairs) for m in run_matcher(GuardedMatcher(), dataset, pred).matches}
+    judged = {
+        m.instance_id: len(m.pairs)
+        for m in run_matcher(judge(local_llm, tmp_path / "c"), dataset, pred).matches
+    }
+    _judge_agreement(console, dataset, pred, "llm_judge")
+    equal = sum(guarded[i] == judged[i] for i in cases) / len(cases)
+    within = sum(abs(guarded[i] - judged[i]) <= 1 for i in cases) / len(cases)
+    assert (
+        f"matched-pair count equal on {equal:.1%}, within one pair on {within:.1%}" in console.export_text()
+    )
+    assert guarded == {"t1": 1, "t2": 0}

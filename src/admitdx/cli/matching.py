@@ -44,15 +44,34 @@ def _params(config: Path | None, pairs: list[str]) -> dict[str, Any]:
 
 
 def match(
-    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")],
+    dataset: Annotated[
+        Path | None, typer.Option("--dataset", help="Dataset directory (with instances.jsonl).")
+    ] = None,
     predictions: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Option(
             "--predictions",
             help="Predictions directory; repeat or list several: the matcher (and its model) loads once.",
         ),
-    ],
-    matcher: Annotated[str, typer.Option("--matcher", help=f"One of: {', '.join(MATCHERS)}.")],
+    ] = None,
+    matcher: Annotated[str, typer.Option("--matcher", help=f"One of: {', '.join(MATCHERS)}.")] = "guarded",
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="Choose the guarded matcher's thresholds on --pairs under --precision-floor and record "
+            "them (the matcher's default from then on); no --dataset or --predictions.",
+            metavar=FLAG,
+        ),
+    ] = False,
+    pairs: Annotated[
+        Path | None,
+        typer.Option("--pairs", help="Adjudicated pair file (JSON lines) for --calibrate."),
+    ] = None,
+    precision_floor: Annotated[
+        float,
+        typer.Option("--precision-floor", min=0.0, max=1.0, help="Least precision --calibrate accepts."),
+    ] = 0.95,
     extra: Annotated[
         list[Path] | None, typer.Argument(help="More predictions directories.", show_default=False)
     ] = None,
@@ -94,16 +113,29 @@ def match(
 ) -> None:
     """Pair each prediction with the references it names, one-to-one, into PREDICTIONS/matches/NAME.jsonl.
 
-    Matchers: exact (normalised text), embedding (calibrated cosine threshold), icd (text → ICD code,
-    category or full), llm_judge (a model returns the pairs; `--set local=true` starts the bundled
-    llama.cpp server), manual (a filled-in review CSV: `--set csv=review.csv`).
+    Matchers: guarded (the default: similar wording, agreeing ICD codes and no contrast such as
+    hypo/hyper, acute/chronic, left/right), exact (normalised text), embedding (calibrated cosine
+    threshold), icd (text → ICD code, category or full), llm_judge (a model returns the pairs;
+    `--set local=true` starts the bundled llama.cpp server), manual (a filled-in review CSV:
+    `--set csv=review.csv`).
     Cached by content: a rerun recomputes nothing that has not changed; Ctrl-C keeps finished work.
     Several predictions directories are matched in one call with one matcher, so an embedding model
     or a local judge loads once.
 
-    Example: admitdx match --dataset runs/earlydx --predictions runs/knn runs/llm --matcher embedding
+    --calibrate chooses the guarded matcher's thresholds on an adjudicated pair file and records
+    them with the file's version and the precision and recall reached. With --matcher llm_judge,
+    the agreement with the guarded matcher's matches (when there) is printed in EarlyDx's two forms.
+
+    Example: admitdx match --dataset runs/earlydx --predictions runs/knn runs/llm --matcher guarded
+
+    Example: admitdx match --calibrate --pairs tests/data/blind/pairs/pairs_dev.jsonl
     """
     console = Console(stderr=True)
+    if calibrate:
+        _calibrate(console, pairs, precision_floor, _params(config, param or []))
+        return
+    if dataset is None or not predictions:
+        raise UsageError("match needs --dataset and --predictions", hint="or --calibrate --pairs FILE")
     if executor != "local" and matcher != "llm_judge":
         raise UsageError(
             f"--executor {executor} runs the calls of the llm_judge matcher; {matcher} makes none",
@@ -122,6 +154,31 @@ def match(
             raise typer.Exit(130) from None
         finally:
             m.close()
+
+
+def _calibrate(console: Console, pairs: Path | None, floor: float, params: dict[str, Any]) -> None:
+    """``match --calibrate``: choose and record the guarded matcher's thresholds on ``pairs``."""
+    from admitdx.matching.guard_calibration import calibrate, record_guard_calibration
+
+    if pairs is None:
+        raise UsageError(
+            "--calibrate needs --pairs FILE", hint="e.g. --pairs tests/data/blind/pairs/pairs_dev.jsonl"
+        )
+    if not pairs.is_file():
+        raise UsageError(f"no pair file {pairs}")
+    # the thresholds are being chosen: any recorded ones only seed the matcher
+    matcher = create_matcher(
+        "guarded", **{"threshold": 0.5, "agree_threshold": 0.3, "near_identical": 0.9, **params}
+    )
+    result = calibrate(matcher, pairs, floor)
+    path = record_guard_calibration(result)
+    t = result.thresholds
+    met = "" if result.floor_met else f" [yellow](the floor {floor} was not reached)[/]"
+    console.print(
+        f"guarded on {result.set_version}: threshold {t.threshold}, agree_threshold {t.agree_threshold}, "
+        f"near_identical {t.near_identical} → precision {result.precision:.3f}, recall {result.recall:.3f}, "
+        f"agreement {result.agreement:.3f}{met} → {path}"
+    )
 
 
 def _match_one(
@@ -164,6 +221,29 @@ def _match_one(
         f"{run.cached} from cache), {run.summary['pairs']} pairs"
         + "".join(f", {k} {v:.3g}" if isinstance(v, float) else f", {k} {v}" for k, v in extra.items())
         + f" → {run.path}"
+    )
+    if m.name == "llm_judge":
+        _judge_agreement(console, dataset, predictions, run.summary["label"])
+
+
+def _judge_agreement(console: Console, dataset: Path, predictions: Path, label: str) -> None:
+    """EarlyDx §3.5's two agreement forms of the judge with the offline matcher, when it has matched."""
+    from admitdx.matching.agreement import write_agreement
+    from admitdx.matching.runner import matches_path
+
+    if not matches_path(predictions, "guarded").exists():
+        console.print(
+            "no guarded matches here to compare the judge with: run `admitdx match` (guarded) first"
+        )
+        return
+    result, path = write_agreement(dataset, predictions, label, "guarded")
+    if not result.compared:
+        console.print(f"{label} vs guarded: no instance compared → {path}")
+        return
+    console.print(
+        f"{label} vs guarded on {result.compared} instances: matched-pair count equal on "
+        f"{result.exact_count_agreement:.1%}, within one pair on {result.within_one_agreement:.1%} "
+        f"(EarlyDx: 89.7 % and 99.9 % between two LLM judges) → {path}"
     )
 
 

@@ -3,9 +3,9 @@ model when present.
 
 The demo generates a synthetic MIMIC-IV root (``mimic/``), then runs the study file shipped beside
 this module, ``demo_study.yaml`` — readable as an example of a study — as ``admitdx study`` does:
-EarlyDx (build, rule-based audit + an LLM audit sample, four baselines, embedding matching,
+EarlyDx (build, rule-based audit + an LLM audit sample, four baselines, guarded matching,
 scoring with bootstrap intervals, report), the local model on EarlyDx's first 20 test encounters
-with every system scored on them and the LLM judge's agreement with embedding matching, then
+with every system scored on them and the LLM judge's agreement with guarded matching, then
 CliniBench (hosp, ICD-10) and the MIMIC-IV-ED ER-Reason acuity and disposition tasks on the same
 root, each with its baselines and the local model on a documented subset.
 

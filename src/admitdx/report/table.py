@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from admitdx.matching.quality import quality_line
 from admitdx.report import evidence
 from admitdx.report.cells import fmt, fmt_ci
 from admitdx.report.counts import scored_of
@@ -96,6 +97,8 @@ def render_table(results: dict[str, Any]) -> str:
         f"({results['params']['n_bootstrap']} replicates); each table names the encounters and patients "
         "its metrics were computed over.",
     ]
+    if results.get("matcher_quality"):
+        lines += ["", quality_line(results["matcher_quality"]).capitalize() + "."]
     trial = evidence.trial_text(results)
     if trial:
         lines[0] = f"# {trial.capitalize()} — " + lines[0].removeprefix("# ")

@@ -39,6 +39,7 @@ from admitdx.contracts import (
 from admitdx.errors import AdmitdxError, UsageError
 from admitdx.jsonl import encode_jsonl
 from admitdx.llm.reasoning import TRUNCATED_PREFIX, truncated_counts
+from admitdx.matching.quality import matcher_quality
 from admitdx.metrics import bootstrap
 from admitdx.provenance import check_predictions_dataset
 from admitdx.runs import exclusive, read_manifest, sha256_file, write_aside, write_manifest
@@ -177,6 +178,10 @@ def _score_run(
         "coverage": section_coverage(dataset_dir, ctx.instances),
         "coverage_absent": absent_sections(dataset_dir),
         "agreement": find_agreement([s.directory for s in scored]),
+        # the matcher's precision and recall on the adjudicated pair set, and its accepted
+        # non-identical pairs per system, for every report to state (issue 33)
+        **({"matcher_quality": matcher_quality(params.matcher, [s.directory for s in scored])}
+           if params.matcher else {}),
         "systems": results,
     }
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,8 @@
 """The final-diagnosis suite (ER-Reason task 4): the system's first coded answer against the
 encounter's main diagnosis (lowest ``seq_num``) and against any of its coded diagnoses, at four
-granularities (ER-Reason table 7): exact code, 3-character category, CCSR category and CMS-HCC
-category (:func:`admitdx.metrics.erreason.icd_levels`). Rates carry patient-bootstrap intervals;
-an encounter without a coded answer counts as a miss at every level.
+granularities (ER-Reason Table 6, the diagnosis table): exact code, 3-character category, CCSR
+category and CMS-HCC category (:func:`admitdx.metrics.erreason.icd_levels`). Rates carry
+patient-bootstrap intervals; an encounter without a coded answer counts as a miss at every level.
 
 Beside each rate over every encounter (``main.hcc``) the suite reports, for CCSR and HCC, the
 paper-style rate over the encounters where the answer and the gold both have a category
@@ -34,7 +34,7 @@ def level_options(ctx: RunContext) -> erreason.LevelOptions:
 
 
 def _ratios() -> list[Ratio]:
-    """Headline rates first (the eight of table 7), then conditional rates, coverage, ceilings."""
+    """Headline rates first (the eight of Table 6), then conditional rates, coverage, ceilings."""
     n = {"n": 1.0}
     ratios = [Ratio(f"{t}.{lv}", {f"{t}.{lv}": 1.0}, n) for t in TARGETS for lv in erreason.ICD_LEVELS]
     for t in TARGETS:
@@ -114,5 +114,5 @@ class FinalDiagnosisSuite:
             k: {"value": None if np.isnan(v) else float(v), "ci": list(cis[k]) if cis.get(k) else None}
             for k, v in values.items()
         }
-        paired = {k: v for k, v in replicates.items() if k in run["headline_metrics"]}  # tests: table 7's
+        paired = {k: v for k, v in replicates.items() if k in run["headline_metrics"]}  # tests: Table 6's
         return SystemScore({"metrics": metrics, "counts": {"coded_encounters": len(rows)}}, paired, records)

