@@ -51,13 +51,32 @@ _EXCLUSIVE = (
     frozenset({"anterior", "inferior"}),
     frozenset({"viral", "bacterial"}),
     frozenset({"small", "large"}),
+    frozenset({"central", "obstructive"}),
+    frozenset({"lymphocytic", "myeloid"}),
+    frozenset({"lymphocytic", "myelogenous"}),
+    frozenset({"viral", "streptococcal"}),
+    frozenset({"viral", "staphylococcal"}),
+    frozenset({"abscess", "hematoma"}),
 )
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
 _STAGE = re.compile(r"\bstage (\d|i{1,3}|iv|v)\b")
-_TYPE = re.compile(r"\btype (1|2|i|ii)\b")
+_TYPE = re.compile(r"\btype (1|2|i|ii|a|b)\b")
+#: a spinal level (C6, T12, L4) before the spine rule spells it out: two levels are two injuries
+_LEVEL = re.compile(r"\b([ctl]\d{1,2})\b")
+#: "low serum calcium", "high blood potassium": the lay form of a hypo-/hyper- electrolyte term
+_ION = re.compile(
+    r"\b(low|lower|high) (?:serum |blood )?(sodium|potassium|calcium|magnesium|phosphate|phosphorus)\b"
+)
+_IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "magnesium": "magnesemia",
+         "phosphate": "phosphatemia", "phosphorus": "phosphatemia"}  # fmt: skip
+#: words a reference adds that make it the disease's bleeding complication (varices ↔ variceal
+#: hemorrhage): one-way, like :func:`uncovered_complication`, compared by their first five letters
+_BLEEDING = ("hemor", "bleed")
+#: what the prediction may say instead: a bleed named by its form (hematoma, hematemesis, hematochezia)
+_BLED = (*_BLEEDING, "hemat")
 
 
 @dataclass(frozen=True)
@@ -83,6 +102,7 @@ def terms(path: Path = TERMS_FILE) -> Terms:
 def guard_expand(text: str) -> str:
     """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out."""
     expanded = expand_diagnosis(text)
+    expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
     return " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
@@ -119,10 +139,51 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
         # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
         # a complication
         skip = QUALIFIERS | {"stage", "through"}
+        if {"manifestations", "severity"} & set(clause.split()):
+            continue  # ICD's residual clauses ("with other respiratory manifestations", "with
+            # unspecified severity") name no complication: they are the disease as usually seen
         words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
         if words and not any(w[:5] in said for w in words):
             return f"reference adds with {' '.join(words)}"
     return None
+
+
+def uncovered_bleeding(prediction: str, reference: str) -> str | None:
+    """The reference names a hemorrhage the prediction does not (esophageal varices ↔ esophageal
+    variceal hemorrhage; ICD-10-CM separates them, I85.00 ↔ I85.01)."""
+    said = {w[:5] for w in guard_expand(prediction).split()}
+    # a bleed the reference denies ("without hemorrhage", "without bleeding") is no complication
+    named = {w[:5] for w in re.sub(r"\bwithout (?:\w+ or )?\w+", "", guard_expand(reference)).split()}
+    if any(b in named for b in _BLEEDING) and not any(b in said for b in _BLED):
+        return "reference adds hemorrhage"
+    return None
+
+
+def _inflamed(words: set[str]) -> set[str]:
+    return {w for w in words if w.endswith("itis") and len(w) > 6}
+
+
+def _other_inflammation(sa: set[str], sb: set[str]) -> str | None:
+    """Both texts name an inflamed organ, and no organ of one is named (or ends a compound) in the
+    other: nephritis ↔ neuritis, cholecystitis ↔ cholangitis; tracheobronchitis ↔ bronchitis stays."""
+    ia, ib = _inflamed(sa), _inflamed(sb)
+    if ia and ib and not any(x.endswith(y) or y.endswith(x) for x in ia for y in ib):
+        return f"{'/'.join(sorted(ia))} vs {'/'.join(sorted(ib))}"
+    return None
+
+
+def _pre(sa: set[str], sb: set[str]) -> str | None:
+    """A word on one side and the same word with "pre" on the other: preeclampsia ↔ eclampsia,
+    prediabetes ↔ diabetes, presyncope ↔ syncope: the forerunner is not the condition."""
+    for x, y in ((sa, sb), (sb, sa)):
+        for w in x:
+            if w.startswith("pre") and len(w) > 6 and w[3:] in y and w[3:] not in x:
+                return f"{w} vs {w[3:]}"
+    return None
+
+
+def _levels(text: str) -> set[str]:
+    return set(_LEVEL.findall(expand_diagnosis(text)))
 
 
 def _acuity(words: list[str]) -> tuple[bool, bool]:
@@ -168,6 +229,11 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
+    la, lb = _levels(a), _levels(b)
+    if la and lb and not la & lb:
+        return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
+    if why := _other_inflammation(sa, sb) or _pre(sa, sb):
+        return why
     for pattern, what in ((_STAGE, "stage"), (_TYPE, "type")):
         na, nb = _numbered(pattern, ea), _numbered(pattern, eb)
         if na and nb and not na & nb:

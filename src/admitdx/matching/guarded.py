@@ -44,7 +44,14 @@ from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_t
 from admitdx.matching.calibration import recorded_calibration
 from admitdx.matching.guard_calibration import GuardThresholds, recorded_guard_calibration
 from admitdx.matching.guard_codes import any_compatible, code_titles, exact_codes, given_codes
-from admitdx.matching.guard_text import content_words, contrast, guard_expand, terms, uncovered_complication
+from admitdx.matching.guard_text import (
+    content_words,
+    contrast,
+    guard_expand,
+    terms,
+    uncovered_bleeding,
+    uncovered_complication,
+)
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, dictionary
 from admitdx.matching.normalize import normalize_diagnosis
 
@@ -280,7 +287,11 @@ def _assess(
     if words and any(words == content_words(v) for v in variants):
         return Assessment("identical", similarity, "")
     for v in variants:
-        if why := contrast(prediction, v) or uncovered_complication(prediction, v):
+        if (
+            why := contrast(prediction, v)
+            or uncovered_complication(prediction, v)
+            or uncovered_bleeding(prediction, v)
+        ):
             return Assessment("contrast", similarity, why)
     if not p.codes or not r.codes:
         return Assessment("uncoded", similarity, "")
