@@ -20,7 +20,7 @@ from admitdx.matching.adjudicated import read_pairs, score_matcher
 from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import choose_thresholds, recorded_guard_calibration
 from admitdx.matching.guard_codes import compatible, exact_codes, given_codes, stands_for
-from admitdx.matching.guard_text import contrast, guard_expand
+from admitdx.matching.guard_text import contrast, guard_expand, uncovered_bleeding, uncovered_complication
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
 from admitdx.matching.runner import run_matcher
@@ -45,6 +45,16 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
         # no contrast: the acute part of "AKI on CKD" is the reference; laterality on one side only
         ("Acute kidney injury on chronic kidney disease", "Acute kidney failure, unspecified", None),
         ("Hip fracture", "Displaced intertrochanteric fracture of left femur, init", None),
+        # two spinal levels are two injuries; the forerunner is not the disease; another inflamed organ
+        ("L4 compression fracture", "FX L2 VERTEBRA-CLOSED", "level l4 vs l2"),
+        ("Prediabetes", "Diabetes mellitus", "prediabetes vs diabetes"),
+        ("Cholecystitis", "Cholangitis", "cholangitis"),
+        ("Tracheobronchitis", "Bronchitis", None),  # one compound names the other's organ
+        ("Type B aortic dissection", "Dissection of thoracic aorta, type A", "type b vs type a"),
+        ("Obstructive sleep apnea", "Central sleep apnea", "central"),
+        ("Acute myeloid leukemia", "Acute lymphocytic leukemia", "lymphocytic"),
+        ("Streptococcal pneumonia", "Viral pneumonia", "streptococcal"),
+        ("HFrEF", "Chronic diastolic heart failure", "systolic vs diastolic"),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -58,6 +68,29 @@ def test_terms_spell_out_mimic_titles_and_lay_terms() -> None:
     assert guard_expand("Low blood sugar") == "hypoglycemia"
     assert guard_expand("T12 compression fracture") == "thoracic vertebra compression fracture"
     assert guard_expand("heart attack") == "myocardial infarction"
+    assert guard_expand("Low serum magnesium") == "hypomagnesemia"  # the lay form of an ion's hypo-
+    assert guard_expand("High potassium") == "hyperkalemia"
+
+
+@pytest.mark.parametrize(
+    ("prediction", "reference", "refused"),
+    [
+        ("Duodenal ulcer", "Duodenal ulcer with hemorrhage", True),
+        ("Duodenal ulcer", "Duodenal ulcer without hemorrhage or perforation", False),  # a denied bleed
+        ("Subdural hematoma", "Subdural hemorrhage", False),  # the bleed named by its form
+        ("Cystitis", "Cystitis with hematuria", False),  # "hematuria" is no hemorrhage word
+    ],
+)
+def test_a_bleed_the_prediction_does_not_name(prediction: str, reference: str, refused: bool) -> None:
+    assert (uncovered_bleeding(prediction, reference) is not None) is refused
+
+
+def test_icd_residual_clauses_are_no_complication() -> None:
+    assert uncovered_complication("Influenza", "Influenza with other respiratory manifestations") is None
+    assert (
+        uncovered_complication("Foot ulcer", "Chronic ulcer of right foot with unspecified severity") is None
+    )
+    assert uncovered_complication("Influenza", "Influenza with pneumonia") is not None
 
 
 def test_codes_read_from_titles_inclusion_terms_and_gems() -> None:
