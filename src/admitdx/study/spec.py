@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.errors import UsageError
+from admitdx.harness.study_logs import anchored_logs
 from admitdx.scoring.params import ScoreParams
 from admitdx.systems.config import RunConfig, SystemChoice, parse_config
 from admitdx.tasks.registry import get_task, registered
@@ -123,8 +124,8 @@ def read_study(data: Any, path: Path) -> Study:
     where = str(path)
     _mapping(data, where, "the top level")
     _known(data, STUDY_KEYS, where, "")
-    config = parse_config(data, where)
     base = path.resolve().parent
+    config = anchored_logs(parse_config(data, where), base)  # a harness system's `log:` is relative to the file
     roots = {str(k): base / str(v) for k, v in _mapping(data.get("data") or {}, where, "data").items()}
     for name, root in roots.items():
         if not root.is_dir():
