@@ -67,7 +67,7 @@ def category_dataset(root: Path, n_train: int = 8, n_test: int = 6) -> Path:
     for split, n in (("train", n_train), ("test", n_test)):
         for i in range(n):
             meta = {"age": 40 + i, "acuity": f"{LEAK_MARK}-{i}", "disposition": f"{LEAK_MARK}-d{i}"}
-            rows.append(_instance("er-reason-acuity", i, split, target=str(1 + i % 5), meta=meta))
+            rows.append(_instance("er-reason-acuity", i, split, references=[], target=str(1 + i % 5), meta=meta))
     return _write(root, rows)
 
 
@@ -76,7 +76,7 @@ def text_dataset(root: Path, n_train: int = 6, n_test: int = 5) -> Path:
     for split, n in (("train", n_train), ("test", n_test)):
         for i in range(n):
             target = f"{GOLD_MARK} one-liner {i}" if split == "test" else f"patient with {WORDS[i % 9]}"
-            rows.append(_instance("er-reason-one-liner", i, split, target=target))
+            rows.append(_instance("er-reason-one-liner", i, split, references=[], target=target))
     return _write(root, rows)
 
 

@@ -6,15 +6,14 @@ be refused are (exit 2, naming both sides)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from data_roots import run_cli
 from harness_data import (
     GOLD_MARK,
     LEAK_MARK,
-    RUNNER,
     answers_by_messages,
     category_dataset,
     diagnosis_dataset,
@@ -22,7 +21,6 @@ from harness_data import (
     text_dataset,
 )
 
-from admitdx.cli import app
 from admitdx.contracts import load_instances
 from admitdx.provenance import dataset_fingerprints
 from admitdx.systems.config import SystemChoice
@@ -32,7 +30,7 @@ from admitdx.tasks.registry import task_of
 
 CASES = {
     "earlydx-few-shot": (diagnosis_dataset, "llm", {"prompt": "few-shot", "k": 2}),
-    "clinibench-codes": (lambda r: diagnosis_dataset(r, "clinibench"), "llm-codes", {"mapping": "exact"}),
+    "clinibench-codes": (lambda r: diagnosis_dataset(r, "clinibench"), "llm-codes", {"mapping": "exact", "mapping_targets": "train"}),
     "acuity-category": (category_dataset, "llm", {"prompt": "cot"}),
     "one-liner-text": (text_dataset, "llm", {"prompt": "few-shot", "k": 1}),
 }
@@ -73,7 +71,7 @@ def test_every_exported_input_is_predicts_prompt_after_redaction(harness: str, c
             doc = json.loads(line)
             shown = doc["system"] + doc["turns"] + doc["user"]
             assert GOLD_MARK not in shown and LEAK_MARK not in shown
-        assert "!function utils.process_results" in next(out.glob("*.yaml")).read_text()
+        assert "process_results: !function" in next(out.glob("*.yaml")).read_text()
     else:
         task_file = next(out.glob("admitdx_*.py")).read_text()
         assert "@task" in task_file and "not the paper's metric" in task_file
@@ -92,22 +90,26 @@ def test_few_shot_demonstrations_are_training_encounters_with_their_labels(tmp_p
             assert json.loads(answer["content"]) == {"diagnoses": [r.text for r in exemplar.references]}
 
 
-def test_a_system_without_prompts_cannot_be_exported(tmp_path: Path) -> None:
+def refused(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The message of a command that must stop with exit code 2 (through the real entry point)."""
+    code, _, err = run_cli(args, capsys, monkeypatch)
+    assert code == 2, err
+    return " ".join(err.split())
+
+
+def test_a_system_without_prompts_cannot_be_exported(tmp_path: Path, capsys, monkeypatch) -> None:
     dataset = diagnosis_dataset(tmp_path / "data")
     args = ["export", "inspect", "--dataset", str(dataset), "--out", str(tmp_path / "x"), "--system", "frequency"]
-    result = RUNNER.invoke(app, args)
-    assert result.exit_code == 2 and "sends no prompt" in result.output
+    assert "sends no prompt" in refused(args, capsys, monkeypatch)
 
 
-def test_an_export_folder_of_another_dataset_is_not_overwritten(tmp_path: Path) -> None:
+def test_an_export_folder_of_another_dataset_is_not_overwritten(tmp_path: Path, capsys, monkeypatch) -> None:
     out = tmp_path / "export"
     export("inspect", diagnosis_dataset(tmp_path / "a"), out)
     other = diagnosis_dataset(tmp_path / "b", n_test=5)
-    args = ["export", "inspect", "--dataset", str(other), "--out", str(out)]
-    result = RUNNER.invoke(app, args)
-    assert result.exit_code == 2
+    message = refused(["export", "inspect", "--dataset", str(other), "--out", str(out)], capsys, monkeypatch)
     a = json.loads((out / "admitdx_export.json").read_text())["dataset"]["inputs_sha256"]
-    assert a[:12] in result.output and "new --out" in result.output
+    assert a[:12] in message and "new --out" in message
 
 
 # ---------------------------------------------------------------------------- refused imports
@@ -123,8 +125,8 @@ def lmeval_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return dataset, run_lmeval(tmp / "export", answers_by_messages(tmp / "export"), tmp / "out")
 
 
-def _import(log: Path, dataset: Path, out: Path) -> object:
-    return RUNNER.invoke(app, ["import", "lm-eval", str(log), "--dataset", str(dataset), "--out", str(out)])
+def _import(log: Path, dataset: Path, out: Path) -> list[str]:
+    return ["import", "lm-eval", str(log), "--dataset", str(dataset), "--out", str(out)]
 
 
 def _edited(log: Path, tmp: Path, edit: object) -> Path:
@@ -134,52 +136,50 @@ def _edited(log: Path, tmp: Path, edit: object) -> Path:
     return path
 
 
-def test_a_log_of_another_dataset_is_refused_naming_both(lmeval_log: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_log_of_another_dataset_is_refused_naming_both(lmeval_log, tmp_path: Path, capsys, monkeypatch) -> None:
     dataset, log = lmeval_log
     other = diagnosis_dataset(tmp_path / "other", n_test=7)
-    result = _import(log, other, tmp_path / "run")
-    assert result.exit_code == 2
+    message = refused(_import(log, other, tmp_path / "run"), capsys, monkeypatch)
     recorded = json.loads((dataset.parent / "export" / "admitdx_export.json").read_text())["dataset"]
     now = dataset_fingerprints(other, load_instances(other))
-    assert recorded["inputs_sha256"][:12] in result.output and now["inputs_sha256"][:12] in result.output
+    assert recorded["inputs_sha256"][:12] in message and now["inputs_sha256"][:12] in message
     assert not (tmp_path / "run" / "predictions.jsonl").exists()
 
 
-def test_missing_and_extra_instances_are_refused_naming_them(lmeval_log: tuple[Path, Path], tmp_path: Path) -> None:
+def test_missing_and_extra_instances_are_refused_naming_them(lmeval_log, tmp_path: Path, capsys, monkeypatch) -> None:
     dataset, log = lmeval_log
     short = _edited(log, tmp_path, lambda lines: lines[1:])
     first = json.loads(log.read_text().splitlines()[0])["doc"]["id"]
-    result = _import(short, dataset, tmp_path / "a")
-    assert result.exit_code == 2 and "missing from the log: " + first in result.output
+    assert "missing from the log: " + first in refused(_import(short, dataset, tmp_path / "a"), capsys, monkeypatch)
 
     def extra(lines: list[str]) -> list[str]:
         row = json.loads(lines[0])
         row["doc"]["id"] = "test-99"
         return [*lines, json.dumps(row)]
 
-    result = _import(_edited(log, tmp_path, extra), dataset, tmp_path / "b")
-    assert result.exit_code == 2 and "in the log only: test-99" in result.output
+    message = refused(_import(_edited(log, tmp_path, extra), dataset, tmp_path / "b"), capsys, monkeypatch)
+    assert "in the log only: test-99" in message
 
 
-def test_a_log_that_sent_another_prompt_is_refused(lmeval_log: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_log_that_sent_another_prompt_is_refused(lmeval_log, tmp_path: Path, capsys, monkeypatch) -> None:
     dataset, log = lmeval_log
 
-    def merged(lines: list[str]) -> list[str]:  # e.g. run without --fewshot_as_multiturn or with a system instruction
+    def merged(lines: list[str]) -> list[str]:  # as a run with --system_instruction sends it
         row = json.loads(lines[0])
-        messages = json.loads(row["arguments"][0][0][0] if isinstance(row["arguments"][0][0], list) else row["arguments"][0][0])
+        context = row["arguments"]["gen_args_0"]["arg_0"]  # a chat API model's JsonChatStr: [messages JSON]
+        raw = context[0] if isinstance(context, list) else context
+        messages = json.loads(raw)
         messages[0]["content"] = "You are helpful. " + messages[0]["content"]
-        context = json.dumps(messages)
-        row["arguments"][0][0] = [context] if isinstance(row["arguments"][0][0], list) else context
+        row["arguments"]["gen_args_0"]["arg_0"] = json.dumps(messages)
         return [json.dumps(row), *lines[1:]]
 
-    result = _import(_edited(log, tmp_path, merged), dataset, tmp_path / "run")
-    assert result.exit_code == 2 and "another prompt" in result.output and "message 1 (system) differs" in result.output
+    message = refused(_import(_edited(log, tmp_path, merged), dataset, tmp_path / "run"), capsys, monkeypatch)
+    assert "another prompt" in message and "message 1 (system) differs" in message
 
 
-def test_a_file_that_is_no_harness_log_is_refused(tmp_path: Path) -> None:
+def test_a_file_that_is_no_harness_log_is_refused(tmp_path: Path, capsys, monkeypatch) -> None:
     dataset = diagnosis_dataset(tmp_path / "data")
     log = tmp_path / "samples.jsonl"
     log.write_text('{"doc": {"question": "q"}, "resps": [["a"]]}\n')
-    result = _import(log, dataset, tmp_path / "run")
-    assert result.exit_code == 2 and "not a sample of an admitdx export" in result.output and "line 1" in result.output
-    shutil.rmtree(tmp_path / "run", ignore_errors=True)
+    message = refused(_import(log, dataset, tmp_path / "run"), capsys, monkeypatch)
+    assert "not a sample of an admitdx export" in message and str(log) in message

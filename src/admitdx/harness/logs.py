@@ -157,11 +157,16 @@ def read_lmeval(path: Path) -> HarnessLog:
 
 
 def _lmeval_arguments(record: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """(the context sent, the generation kwargs) of a generate_until sample's first request."""
+    """(the context sent, the generation kwargs) of a generate_until sample's first request. lm-eval's
+    tracker logs ``{"gen_args_0": {"arg_0": context, "arg_1": kwargs}}``; its evaluator's own list
+    form ``[[context, kwargs]]`` is read too."""
     arguments = record.get("arguments")
-    first = arguments[0] if isinstance(arguments, list) and arguments else None
-    if isinstance(first, dict):  # some versions log {"gen_args_0": {"arg_0": ..., "arg_1": ...}}
-        first = list(first.values())
+    first: Any = None
+    if isinstance(arguments, dict) and arguments:
+        first = next(iter(arguments.values()))
+        first = list(first.values()) if isinstance(first, dict) else None
+    elif isinstance(arguments, list) and arguments:
+        first = arguments[0]
     if not isinstance(first, list) or not first:
         return None, {}
     kwargs = first[1] if len(first) > 1 and isinstance(first[1], dict) else {}

@@ -36,7 +36,8 @@ def quick_score(header: dict[str, Any], completion: str, target: Any) -> float:
         items = read_diagnoses(parsed.value, int(header["max_items"])).items
         named = {label_key(i.text) for i in items}
         gold = target or []
-        hits = sum(label_key(g["text"]) in named or (g.get("code") and label_key(g["code"]) in named) for g in gold)
+        keys = [{label_key(g["text"]), *([label_key(g["code"])] if g.get("code") else [])} for g in gold]
+        hits = sum(bool(k & named) for k in keys)
         return hits / len(gold) if gold else 0.0
     if answer == "category":
         read = read_category(parsed.value, tuple(header["categories"]))

@@ -27,6 +27,7 @@ from typing import Any
 
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
+from admitdx.harness.command import run_command
 from admitdx.harness.calls import Prepared, Scope, requests_of, sample_id
 from admitdx.harness.logs import Answer, HarnessLog, read_log
 from admitdx.harness.study_logs import INSPECT, LM_EVAL
@@ -55,43 +56,73 @@ class HarnessReplay:
 
     harness = ""
 
-    def __init__(self, *, log: str, task: TaskSpec) -> None:
-        self.log: HarnessLog = read_log(self.harness, Path(log))
+    def __init__(
+        self,
+        *,
+        task: TaskSpec,
+        log: str | None = None,
+        command: str | None = None,
+        system: dict[str, Any] | None = None,
+    ) -> None:
+        if (log is None) == (command is None):
+            raise UsageError(
+                f"a {self.harness} system names either `log:` (a harness log) or `command:` (a template that "
+                "runs the harness on the study's export)",
+                hint=f"e.g. {{kind: {self.harness}, log: logs/run.eval}}",
+            )
         self.task = task
         self.name = self.harness
-        head = self.log.header
-        if head.get("task") != task.name:
+        self.command, self.system = command, system or {"kind": "llm"}
+        self.log: HarnessLog | None = None
+        if log is not None:
+            self._load(Path(log))
+        self.reader: LLMPredictor | None = None
+        self.samples: SampleLog | None = None
+        self.run_dir: Path | None = None
+        self.fit_summary: dict[str, Any] = {}
+
+    @property
+    def loaded(self) -> HarnessLog:
+        assert self.log is not None, "the log is read in the constructor, or by use_test_set for a command"
+        return self.log
+
+    def _load(self, path: Path) -> HarnessLog:
+        log = self.log = read_log(self.harness, path)
+        head = log.header
+        if head.get("task") != self.task.name:
             raise UsageError(
-                f"{log} answers an export of task {head.get('task')!r}; this dataset is task {task.name!r}",
+                f"{path} answers an export of task {head.get('task')!r}; this dataset is task {self.task.name!r}",
                 hint="import the log with the dataset it was exported from",
             )
         system = head["system"]
         options = {**system["options"], "max_tokens": head["generate"]["max_tokens"]}
         self.exported = SystemChoice(system["name"], system["kind"], options)
         self.scope = Scope(**head["scope"])
-        self.reader: LLMPredictor | None = None
-        self.samples: SampleLog | None = None
-        self.fit_summary: dict[str, Any] = {}
+        return log
 
     # ------------------------------------------------------------------ runner hooks
     def use_test_set(self, fingerprints: dict[str, str], instance_ids: list[str], dataset_dir: Path) -> None:
-        """The runner's dataset and the ids it will ask for: the log must be of exactly these."""
-        recorded = self.log.header["dataset"]
+        """The runner's dataset and the ids it will ask for: the log must be of exactly these. A
+        ``command:`` system runs its harness here, on this dataset's export."""
+        if self.log is None:
+            assert self.command is not None and self.run_dir is not None, "the runner calls use_run_dir first"
+            self._load(run_command(self.harness, self.command, self.system, dataset_dir, self.run_dir))
+        recorded = self.loaded.header["dataset"]
         if recorded.get("inputs_sha256") != fingerprints["inputs_sha256"]:
             raise UsageError(
-                f"{self.log.path} was exported from dataset {recorded.get('inputs_sha256', '?')[:12]}… "
+                f"{self.loaded.path} was exported from dataset {recorded.get('inputs_sha256', '?')[:12]}… "
                 f"(inputs); {dataset_dir} is {fingerprints['inputs_sha256'][:12]}…: the log answers "
                 "another dataset's instances",
                 hint="import it with the dataset it was exported from, or export this dataset and run the "
                 "harness again",
             )
-        parts = self.log.header.get("parts") or [None]
+        parts = self.loaded.header.get("parts") or [None]
         wanted = {sample_id(i, part) for i in instance_ids for part in parts}
-        logged = set(self.log.answers)
+        logged = set(self.loaded.answers)
         missing, extra = wanted - logged, logged - wanted
         if missing or extra:
             raise UsageError(
-                f"{self.log.path} and {dataset_dir} disagree on the samples: the dataset's "
+                f"{self.loaded.path} and {dataset_dir} disagree on the samples: the dataset's "
                 f"{self.scope.split} run asks {len(wanted)}, the log answers {len(logged)}"
                 + (f"; missing from the log: {_ids(missing)}" if missing else "")
                 + (f"; in the log only: {_ids(extra)}" if extra else ""),
@@ -99,16 +130,17 @@ class HarnessReplay:
             )
 
     def use_run_dir(self, out_dir: Path) -> None:
+        self.run_dir = Path(out_dir)
         self.samples = SampleLog(Path(out_dir) / SAMPLES_FILE)
 
     def manifest_inputs(self) -> dict[str, Any]:
         """The log (its hash), the harness's model and settings, and the exported system."""
-        head = self.log.header
+        head = self.loaded.header
         return {
             "harness": self.harness,
-            "log_sha256": sha256_file(self.log.path),
-            "model": self.log.model,
-            "generate": redact_options(self.log.generate),
+            "log_sha256": sha256_file(self.loaded.path),
+            "model": self.loaded.model,
+            "generate": redact_options(self.loaded.generate),
             "exported_system": head["system"],
             "prompt": head["prompt"],
         }
@@ -126,7 +158,7 @@ class HarnessReplay:
     def predict(self, instances: Iterable[Instance]) -> Iterator[Prediction]:
         reader = self.reader
         assert reader is not None, "fit() first"
-        oracle = bool(self.log.header.get("oracle"))
+        oracle = bool(self.loaded.header.get("oracle"))
         for inst in instances:
             seen = system_view(self.task, inst, oracle)
             done: dict[str, Completion] = {}
@@ -147,7 +179,7 @@ class HarnessReplay:
         stats = reader.client.stats
         self.fit_summary = {
             "harness": self.harness,
-            "model": self.log.model,
+            "model": self.loaded.model,
             "parse_failures": stats.parse_failures,
             **({"truncated": dict(stats.truncated)} if stats.truncated else {}),
             "tokens": stats.tokens.summary(None),
@@ -155,10 +187,10 @@ class HarnessReplay:
         }
 
     def _answer(self, sid: str, request: ChatRequest) -> Answer:
-        answer = self.log.answers[sid]
+        answer = self.loaded.answers[sid]
         if not _same_prompt(answer.sent, request.messages):
             raise UsageError(
-                f"{self.log.path}: sample {sid} was sent another prompt than the export of this dataset "
+                f"{self.loaded.path}: sample {sid} was sent another prompt than the export of this dataset "
                 f"renders ({_difference(answer.sent, request.messages)})",
                 hint="run the exported task as exported (lm-eval: --apply_chat_template --fewshot_as_multiturn, "
                 "no --system_instruction)",

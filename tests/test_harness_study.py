@@ -1,0 +1,65 @@
+"""A harness run as a study system: a log named by path (relative to the study file) and a command
+template the study runs on its own export (Inspect's command line, ``mockllm``) both appear on the
+leaderboard beside a baseline, scored by the task's suite, on the open MIMIC-IV demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness_data import RUNNER, answers_by_messages, export
+from test_harness_roundtrip import run_inspect
+
+from admitdx.cli import app
+
+pytest.importorskip("inspect_ai", reason="the harness extra: pip install 'admitdx[harness]'")
+
+STUDY = """\
+out: out
+data: {{mimic: {root}}}
+score: {{n_bootstrap: 20}}
+tasks:
+  acuity:
+    task: er-reason-acuity
+    subset: 6
+    systems: [{systems}]
+systems:
+  majority: {{kind: majority}}
+  from-log: {{kind: inspect, log: logs/run.eval}}
+  from-command:
+    kind: inspect
+    command: inspect eval {{task_file}} --model mockllm/model --log-dir {{log_dir}} --display none
+"""
+
+
+def _study(folder: Path, root: Path, systems: str) -> Path:
+    path = folder / "study.yaml"
+    path.write_text(STUDY.format(root=root, systems=systems))
+    result = RUNNER.invoke(app, ["study", str(path)])
+    assert result.exit_code == 0, result.output
+    return folder / "out"
+
+
+def test_harness_runs_appear_on_the_leaderboard(demo_dir: Path, tmp_path: Path) -> None:
+    out = _study(tmp_path, demo_dir, "majority")  # builds the dataset the harness then answers
+    subset = out / "acuity" / "subset"
+    export("inspect", subset, tmp_path / "export")
+    log = run_inspect(next((tmp_path / "export").glob("admitdx_*.py")), answers_by_messages(tmp_path / "export"),
+                      tmp_path / "inspect-logs")  # fmt: skip
+    (tmp_path / "logs").mkdir()
+    log.rename(tmp_path / "logs" / "run.eval")
+    out = _study(tmp_path, demo_dir, "majority, from-log, from-command")
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert [row["system"] if isinstance(row, dict) else row for row in board["systems"]] == [
+        "majority", "from-log", "from-command"
+    ]  # fmt: skip
+    results = json.loads((out / "acuity" / "report" / "results.json").read_text())
+    counts = {s["name"]: s["counts"] for s in results["systems"]}
+    assert counts["from-log"]["predictions"] == counts["from-command"]["predictions"] == 6
+    assert counts["from-log"]["parse_errors"] == 1  # the fourth answer of six is unreadable
+    assert counts["from-command"]["parse_errors"] == 6  # mockllm's default output is no answer
+    manifest = json.loads((out / "acuity" / "predictions" / "from-command" / "manifest.json").read_text())
+    assert manifest["inputs"]["system_inputs"]["harness"] == "inspect"
+    assert manifest["inputs"]["system_inputs"]["model"] == "mockllm/model"
