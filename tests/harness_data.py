@@ -126,6 +126,26 @@ def answers_by_messages(out: Path) -> dict[str, str]:
     return answers
 
 
+def canned_inspect(answers: dict[str, str]) -> Callable[..., Any]:
+    """Inspect's ``mockllm`` answers from the table, with a reasoning block where the answer thinks
+    first (as Inspect records a reasoning model's output) and token usage (``mockllm`` would count
+    it with a tokenizer it downloads)."""
+    from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput, ModelUsage
+
+    def respond(messages: list[Any], *_: Any) -> ModelOutput:
+        text = answers[json.dumps([{"role": m.role, "content": m.text} for m in messages])]
+        output = ModelOutput.from_content(model="mockllm", content=text)
+        if text.startswith("<think>"):
+            thinking, answer = text[len("<think>") :].split("</think>")
+            content = [ContentReasoning(reasoning=thinking), ContentText(text=answer)]
+            output.choices[0].message = ChatMessageAssistant(content=content, model="mockllm")
+        output.usage = ModelUsage(input_tokens=10 * len(messages), output_tokens=len(text) // 4,
+                                  total_tokens=10 * len(messages) + len(text) // 4)  # fmt: skip
+        return output
+
+    return respond
+
+
 def export(harness: str, dataset: Path, out: Path, *args: str) -> CliRunner:
     result = RUNNER.invoke(app, ["export", harness, "--dataset", str(dataset), "--out", str(out), *args])
     assert result.exit_code == 0, result.output

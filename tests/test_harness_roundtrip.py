@@ -10,6 +10,7 @@ logged as messages, as its chat API models log them. The same answers are served
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from harness_data import (
     RUNNER,
     answers_by_messages,
+    canned_inspect,
     category_dataset,
     diagnosis_dataset,
     export,
@@ -61,20 +63,11 @@ def _settings(options: list[str]) -> dict[str, Any]:
 
 def run_inspect(task_file: Path, answers: dict[str, str], log_dir: Path) -> Path:
     from inspect_ai import eval as inspect_eval
-    from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput, get_model
+    from inspect_ai.model import get_model
 
-    def respond(messages: list[Any], *_: Any) -> ModelOutput:
-        text = answers[json.dumps([{"role": m.role, "content": m.text} for m in messages])]
-        if text.startswith("<think>"):  # a reasoning model's output: Inspect keeps the thinking apart
-            thinking, answer = text[len("<think>") :].split("</think>")
-            content = [ContentReasoning(reasoning=thinking), ContentText(text=answer)]
-            output = ModelOutput.from_content(model="mockllm", content="")
-            output.choices[0].message = ChatMessageAssistant(content=content, model="mockllm")
-            return output
-        return ModelOutput.from_content(model="mockllm", content=text)
-
-    model = get_model("mockllm/model", custom_outputs=respond)
-    logs = inspect_eval(str(task_file), model=model, log_dir=str(log_dir), display="none")
+    model = get_model("mockllm/model", custom_outputs=canned_inspect(answers))
+    with contextlib.chdir(task_file.parent):  # Inspect looks a task file up relative to the working directory
+        logs = inspect_eval(task_file.name, model=model, log_dir=str(log_dir.resolve()), display="none")
     assert logs[0].status == "success", logs[0].error
     return Path(logs[0].location)
 
@@ -108,7 +101,7 @@ def run_lmeval(folder: Path, answers: dict[str, str], out: Path) -> Path:
     results = simple_evaluate(
         model=Canned(),
         tasks=[name],
-        task_manager=TaskManager(include_path=str(folder)),
+        task_manager=TaskManager(include_path=str(folder), include_defaults=False),
         apply_chat_template=True,
         fewshot_as_multiturn=True,
         log_samples=True,
