@@ -16,6 +16,7 @@ from admitdx.contracts import INSTANCES_FILE, Instance, Reference
 from admitdx.harness.calls import Scope, prepare, requests_of
 from admitdx.jsonl import write_jsonl
 from admitdx.llm.cache import ResponseCache, cache_key
+from admitdx.sources.erreason import ACUITY_LEVELS
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.runner import run_predictions
 
@@ -67,7 +68,8 @@ def category_dataset(root: Path, n_train: int = 8, n_test: int = 6) -> Path:
     for split, n in (("train", n_train), ("test", n_test)):
         for i in range(n):
             meta = {"age": 40 + i, "acuity": f"{LEAK_MARK}-{i}", "disposition": f"{LEAK_MARK}-d{i}"}
-            rows.append(_instance("er-reason-acuity", i, split, references=[], target=str(1 + i % 5), meta=meta))
+            target = ACUITY_LEVELS[i % len(ACUITY_LEVELS)]
+            rows.append(_instance("er-reason-acuity", i, split, references=[], target=target, meta=meta))
     return _write(root, rows)
 
 
