@@ -160,7 +160,9 @@ def predict_on_answers(
     """``admitdx predict``'s own run on the given answers: each request's answer is put in a fresh
     response cache under the key the client looks up, then the system predicts with ``cache_only``."""
     cache_path = out.parent / f"{out.name}-cache.sqlite"
-    choice = SystemChoice(choice.name, choice.kind, {**choice.options, "cache_path": str(cache_path), "cache_only": True})
+    choice = SystemChoice(
+        choice.name, choice.kind, {**choice.options, "cache_path": str(cache_path), "cache_only": True}
+    )
     prepared = prepare(dataset, choice, Scope(), full_fit=False)
     cache = ResponseCache(cache_path)
     client = prepared.predictor.client

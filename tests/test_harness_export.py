@@ -10,6 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from admitdx.contracts import load_instances
+from admitdx.provenance import dataset_fingerprints
+from admitdx.systems.config import SystemChoice
+from admitdx.systems.labels import training_view
+from admitdx.systems.runner import build_system
+from admitdx.tasks.registry import task_of
 from data_roots import run_cli
 from harness_data import (
     GOLD_MARK,
@@ -21,16 +27,13 @@ from harness_data import (
     text_dataset,
 )
 
-from admitdx.contracts import load_instances
-from admitdx.provenance import dataset_fingerprints
-from admitdx.systems.config import SystemChoice
-from admitdx.systems.labels import training_view
-from admitdx.systems.runner import build_system
-from admitdx.tasks.registry import task_of
-
 CASES = {
     "earlydx-few-shot": (diagnosis_dataset, "llm", {"prompt": "few-shot", "k": 2}),
-    "clinibench-codes": (lambda r: diagnosis_dataset(r, "clinibench"), "llm-codes", {"mapping": "exact", "mapping_targets": "train"}),
+    "clinibench-codes": (
+        lambda r: diagnosis_dataset(r, "clinibench"),
+        "llm-codes",
+        {"mapping": "exact", "mapping_targets": "train"},
+    ),
     "acuity-category": (category_dataset, "llm", {"prompt": "cot"}),
     "one-liner-text": (text_dataset, "llm", {"prompt": "few-shot", "k": 1}),
 }
@@ -42,7 +45,9 @@ def _args(kind: str, options: dict[str, object]) -> list[str]:
 
 @pytest.mark.parametrize("harness", ["inspect", "lm-eval"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_every_exported_input_is_predicts_prompt_after_redaction(harness: str, case: str, tmp_path: Path) -> None:
+def test_every_exported_input_is_predicts_prompt_after_redaction(
+    harness: str, case: str, tmp_path: Path
+) -> None:
     make, kind, options = CASES[case]
     dataset = make(tmp_path / "data")
     out = tmp_path / "export"
@@ -99,7 +104,16 @@ def refused(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: py
 
 def test_a_system_without_prompts_cannot_be_exported(tmp_path: Path, capsys, monkeypatch) -> None:
     dataset = diagnosis_dataset(tmp_path / "data")
-    args = ["export", "inspect", "--dataset", str(dataset), "--out", str(tmp_path / "x"), "--system", "frequency"]
+    args = [
+        "export",
+        "inspect",
+        "--dataset",
+        str(dataset),
+        "--out",
+        str(tmp_path / "x"),
+        "--system",
+        "frequency",
+    ]
     assert "sends no prompt" in refused(args, capsys, monkeypatch)
 
 
@@ -136,7 +150,9 @@ def _edited(log: Path, tmp: Path, edit: object) -> Path:
     return path
 
 
-def test_a_log_of_another_dataset_is_refused_naming_both(lmeval_log, tmp_path: Path, capsys, monkeypatch) -> None:
+def test_a_log_of_another_dataset_is_refused_naming_both(
+    lmeval_log, tmp_path: Path, capsys, monkeypatch
+) -> None:
     dataset, log = lmeval_log
     other = diagnosis_dataset(tmp_path / "other", n_test=7)
     message = refused(_import(log, other, tmp_path / "run"), capsys, monkeypatch)
@@ -146,11 +162,15 @@ def test_a_log_of_another_dataset_is_refused_naming_both(lmeval_log, tmp_path: P
     assert not (tmp_path / "run" / "predictions.jsonl").exists()
 
 
-def test_missing_and_extra_instances_are_refused_naming_them(lmeval_log, tmp_path: Path, capsys, monkeypatch) -> None:
+def test_missing_and_extra_instances_are_refused_naming_them(
+    lmeval_log, tmp_path: Path, capsys, monkeypatch
+) -> None:
     dataset, log = lmeval_log
     short = _edited(log, tmp_path, lambda lines: lines[1:])
     first = json.loads(log.read_text().splitlines()[0])["doc"]["id"]
-    assert "missing from the log: " + first in refused(_import(short, dataset, tmp_path / "a"), capsys, monkeypatch)
+    assert "missing from the log: " + first in refused(
+        _import(short, dataset, tmp_path / "a"), capsys, monkeypatch
+    )
 
     def extra(lines: list[str]) -> list[str]:
         row = json.loads(lines[0])

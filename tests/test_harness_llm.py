@@ -17,14 +17,13 @@ from typing import Any
 
 import pytest
 
-from harness_data import RUNNER, export, predict_on_answers
-from test_harness_roundtrip import same_scores
-
 from admitdx.cli import app
 from admitdx.demo.steps import llm_subset
 from admitdx.harness.logs import read_log
 from admitdx.llm.local_server import LocalServer
 from admitdx.systems.config import SystemChoice
+from harness_data import RUNNER, export, predict_on_answers
+from test_harness_roundtrip import same_scores
 
 pytest.importorskip("inspect_ai", reason="the harness extra: pip install 'admitdx[harness]'")
 pytest.importorskip("lm_eval", reason="the harness extra: pip install 'admitdx[harness]'")
@@ -95,7 +94,9 @@ def test_real_model_through_the_harness_scores_as_predict(
     else:
         log = _lmeval(folder, local_llm, tmp_path / "lmeval")
     imported = tmp_path / "imported"
-    result = RUNNER.invoke(app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)])
+    result = RUNNER.invoke(
+        app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)]
+    )
     assert result.exit_code == 0, result.output
     answers: dict[str, Any] = {}
     logged = read_log(harness, log)

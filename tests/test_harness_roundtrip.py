@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from admitdx.cli import app
+from admitdx.systems.config import SystemChoice
 from harness_data import (
     RUNNER,
     answers_by_messages,
@@ -29,9 +31,6 @@ from harness_data import (
     scored,
     text_dataset,
 )
-
-from admitdx.cli import app
-from admitdx.systems.config import SystemChoice
 
 inspect_ai = pytest.importorskip("inspect_ai", reason="the harness extra: pip install 'admitdx[harness]'")
 lm_eval = pytest.importorskip("lm_eval", reason="the harness extra: pip install 'admitdx[harness]'")
@@ -81,7 +80,9 @@ def run_lmeval(folder: Path, answers: dict[str, str], out: Path) -> Path:
     class Canned(LM):
         """Answers each chat request from the table; logs requests as messages (as chat API models do)."""
 
-        def apply_chat_template(self, chat_history: list[dict[str, str]], add_generation_prompt: bool = True) -> str:
+        def apply_chat_template(
+            self, chat_history: list[dict[str, str]], add_generation_prompt: bool = True
+        ) -> str:
             return json.dumps(chat_history)
 
         @property
@@ -120,7 +121,9 @@ def run_harness(harness: str, folder: Path, tmp: Path) -> Path:
     return run_lmeval(folder, answers, tmp / "lmeval-out")
 
 
-def same_scores(dataset: Path, imported: Path, reference: Path, tmp: Path, matcher: str | None) -> dict[str, Any]:
+def same_scores(
+    dataset: Path, imported: Path, reference: Path, tmp: Path, matcher: str | None
+) -> dict[str, Any]:
     a = scored(dataset, imported, tmp / "score-imported", matcher)
     b = scored(dataset, reference, tmp / "score-predict", matcher)
     ours = {k: v for k, v in a["systems"][0].items() if k not in PROVENANCE}
@@ -138,7 +141,9 @@ def test_export_harness_import_scores_as_predict(harness: str, case: str, tmp_pa
     export(harness, dataset, folder, "--system", kind, *[a for o in options for a in ("--set", o)])
     log = run_harness(harness, folder, tmp_path)
     imported = tmp_path / "imported"
-    result = RUNNER.invoke(app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)])
+    result = RUNNER.invoke(
+        app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)]
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((imported / "manifest.json").read_text())
     assert manifest["stage"] == "predict" and manifest["outputs"]["complete"] is True
@@ -167,8 +172,12 @@ def test_planning_three_calls_an_encounter_round_trip(harness: str, tmp_path: Pa
     assert header["calls"] == 3 * header["instances"]
     log = run_harness(harness, folder, tmp_path)
     imported = tmp_path / "imported"
-    result = RUNNER.invoke(app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)])
+    result = RUNNER.invoke(
+        app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)]
+    )
     assert result.exit_code == 0, result.output
-    reference = predict_on_answers(dataset, SystemChoice("llm", "llm"),
-                                   lambda m: answers_by_messages(folder)[json.dumps(m)], tmp_path / "predicted")  # fmt: skip
+    answers = answers_by_messages(folder)
+    reference = predict_on_answers(
+        dataset, SystemChoice("llm", "llm"), lambda m: answers[json.dumps(m)], tmp_path / "predicted"
+    )
     same_scores(dataset, imported, reference, tmp_path, None)

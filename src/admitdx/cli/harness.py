@@ -33,7 +33,8 @@ _System = Annotated[
 ]
 _Config = Annotated[Path | None, _Opt("--config", help="YAML file with `systems:` (as `admitdx predict`).")]
 _Set = Annotated[
-    list[str] | None, _Opt("--set", help="System option KEY=VALUE over --config's (repeatable), e.g. prompt=few-shot.")
+    list[str] | None,
+    _Opt("--set", help="System option KEY=VALUE over --config's (repeatable), e.g. prompt=few-shot."),
 ]
 _Split = Annotated[str, _Opt("--split", help="The split the harness answers (as `admitdx predict`).")]
 _Keep = Annotated[
@@ -57,12 +58,15 @@ def _export(harness: str, dataset: Path, out: Path, system: str, config: Path | 
     choice = load_config(config).choose(system)
     options = checked_options(choice.kind, choice.name, {**choice.options, **parse_key_values(set_)})
     choice = dataclasses.replace(choice, options=options, name=name or choice.name)
-    header, calls = export_calls(dataset, choice, out, harness, Scope(split=split, keep_unsupported_only=keep))
+    header, calls = export_calls(
+        dataset, choice, out, harness, Scope(split=split, keep_unsupported_only=keep)
+    )
     task_file = write_inspect(out, header) if harness == "inspect" else write_lmeval(out, header, calls)
     console = Console(stderr=True)
     console.print(
         f"{header['instances']} instances, {header['calls']} calls of {header['task']} "
-        f"({choice.name}, {choice.kind}) → {out / CALLS_FILE}; dataset {header['dataset']['inputs_sha256'][:12]}…"
+        f"({choice.name}, {choice.kind}) → {out / CALLS_FILE}; "
+        f"dataset {header['dataset']['inputs_sha256'][:12]}…"
     )
     console.print(f"[bold]the data stays here[/]: {header['data']}")
     typer.echo(task_file)
@@ -71,11 +75,15 @@ def _export(harness: str, dataset: Path, out: Path, system: str, config: Path | 
 @export_app.command("inspect")
 def export_inspect(
     dataset: _Dataset,
-    out: Annotated[Path, _Opt("--out", help="Folder for the task file, calls.jsonl and admitdx_export.json.")],
+    out: Annotated[
+        Path, _Opt("--out", help="Folder for the task file, calls.jsonl and admitdx_export.json.")
+    ],
     system: _System = "llm",
     config: _Config = None,
     set_: _Set = None,
-    name: Annotated[str | None, _Opt("--name", help="The system's name in the export (default: --system).")] = None,
+    name: Annotated[
+        str | None, _Opt("--name", help="The system's name in the export (default: --system).")
+    ] = None,
     split: _Split = "test",
     keep_unsupported_only: _Keep = False,
 ) -> None:
@@ -98,7 +106,9 @@ def export_lmeval(
     system: _System = "llm",
     config: _Config = None,
     set_: _Set = None,
-    name: Annotated[str | None, _Opt("--name", help="The system's name in the export (default: --system).")] = None,
+    name: Annotated[
+        str | None, _Opt("--name", help="The system's name in the export (default: --system).")
+    ] = None,
     split: _Split = "test",
     keep_unsupported_only: _Keep = False,
 ) -> None:
@@ -110,7 +120,8 @@ def export_lmeval(
 
     Example: admitdx export lm-eval --dataset data/earlydx --out harness/earlydx-lmeval
     then: lm_eval --model local-chat-completions --model_args model=M,base_url=http://127.0.0.1:8000/v1/chat/completions
-    --include_path harness/earlydx-lmeval --tasks admitdx_earlydx_llm --apply_chat_template --fewshot_as_multiturn
+    --include_path harness/earlydx-lmeval --tasks admitdx_earlydx_llm
+    --apply_chat_template --fewshot_as_multiturn
     --log_samples --output_path logs
     """
     _export("lm-eval", dataset, out, system, config, set_, name, split, keep_unsupported_only)
@@ -121,12 +132,15 @@ def _import(harness: str, log: Path, dataset: Path, out: Path, name: str | None)
 
     summary = import_log(harness, log, dataset, out, name)
     Console(stderr=True).print(
-        f"{summary.system}: {summary.predicted} imported now, {summary.resumed} earlier, {summary.total} in all; "
+        f"{summary.system}: {summary.predicted} imported now, {summary.resumed} earlier, "
+        f"{summary.total} in all; "
         f"{summary.outcome()} → {summary.out_dir}"
     )
 
 
-_Out = Annotated[Path, _Opt("--out", help="Predictions directory (predictions.jsonl, samples.jsonl, manifest.json).")]
+_Out = Annotated[
+    Path, _Opt("--out", help="Predictions directory (predictions.jsonl, samples.jsonl, manifest.json).")
+]
 _Name = Annotated[str | None, _Opt("--name", help="The run's system name in reports (default: the harness).")]
 
 
@@ -142,7 +156,7 @@ def import_inspect(
     bound to the dataset's fingerprint with the model, its settings and token usage. A log of another
     dataset, or missing or extra instances, is refused (exit 2).
 
-    Example: admitdx import inspect logs/2026-01-01_admitdx-earlydx.eval --dataset data/earlydx --out runs/pred/inspect
+    Example: admitdx import inspect logs/run.eval --dataset data/earlydx --out runs/pred/inspect
     """
     _import("inspect", log, dataset, out, name)
 
@@ -158,7 +172,8 @@ def import_lmeval(
     as `admitdx import inspect` does (lm-eval logs no token usage; the model comes from the
     results_*.json beside the samples).
 
-    Example: admitdx import lm-eval logs/M/samples_admitdx_earlydx_llm_2026.jsonl --dataset data/earlydx --out runs/pred/lmeval
+    Example: admitdx import lm-eval logs/M/samples_admitdx_earlydx_llm_DATE.jsonl --dataset data/earlydx
+    --out runs/pred/lmeval
     """
     _import("lm-eval", log, dataset, out, name)
 

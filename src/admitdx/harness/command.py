@@ -37,7 +37,9 @@ def newest_log(harness: str, log_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def run_command(harness: str, template: str, system: dict[str, Any], dataset_dir: Path, run_dir: Path) -> Path:
+def run_command(
+    harness: str, template: str, system: dict[str, Any], dataset_dir: Path, run_dir: Path
+) -> Path:
     """The log of the harness run ``template`` makes on this dataset's export (module docstring)."""
     log_dir = run_dir / LOG_DIR
     done = newest_log(harness, log_dir)

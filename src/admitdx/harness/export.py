@@ -47,7 +47,9 @@ NATIVE_NOTE = (
 )
 
 
-def header(prepared: Prepared, choice: SystemChoice, scope: Scope, harness: str, n_calls: int) -> dict[str, Any]:
+def header(
+    prepared: Prepared, choice: SystemChoice, scope: Scope, harness: str, n_calls: int
+) -> dict[str, Any]:
     """The export's record: everything an import needs to rebuild the reader and check the dataset."""
     llm = prepared.predictor
     config = llm.client.config
@@ -104,7 +106,9 @@ def export_calls(
     if previous.is_file():
         old = json.loads(previous.read_text(encoding="utf-8"))
         if (old.get("dataset"), old.get("system"), old.get("harness")) != (
-            head["dataset"], head["system"], head["harness"]
+            head["dataset"],
+            head["system"],
+            head["harness"],
         ):
             raise UsageError(
                 f"{out} holds an export of dataset {str(old.get('dataset', {}).get('inputs_sha256'))[:12]}… "

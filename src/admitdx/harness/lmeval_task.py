@@ -45,9 +45,13 @@ def turn_answer(turn: dict[str, Any]) -> str:
 class ExemplarTurns(ContextSampler):
     """The document's own demonstrations, in the exported order (lm-eval's ``n`` is the export's k)."""
 
-    def sample(self, n: int, eval_doc: dict[str, Any] | None = None, df: Any = None, **kwargs: Any) -> list[dict]:
+    def sample(
+        self, n: int, eval_doc: dict[str, Any] | None = None, df: Any = None, **kwargs: Any
+    ) -> list[dict]:
         if eval_doc is None:
-            raise ValueError("the admitdx export's sampler needs the evaluated document (fewshot_split: test)")
+            raise ValueError(
+                "the admitdx export's sampler needs the evaluated document (fewshot_split: test)"
+            )
         return [{"user": u, "assistant": a} for u, a in json.loads(eval_doc["turns"])]
 
 

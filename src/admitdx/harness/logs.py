@@ -64,7 +64,8 @@ def _add(answers: dict[str, Answer], answer: Answer, path: Path, row: int | None
             f"sample {answer.sample_id!r} is answered twice (several epochs or repeats)",
             table=str(path),
             row=row,
-            hint="run the harness once per sample (Inspect: --epochs 1; lm-eval: repeats 1) and import that log",
+            hint="run the harness once per sample (Inspect: --epochs 1; lm-eval: repeats 1) and import "
+            "that log",
         )
     answers[answer.sample_id] = answer
 
@@ -150,7 +151,9 @@ def read_lmeval(path: Path) -> HarnessLog:
             raise InputError("the sample has no generated text (resps)", table=str(path), row=row)
         _add(answers, Answer(str(doc["id"]), text, _lmeval_sent(context), None, None, None), path, row)
     if header is None:
-        raise UsageError(f"{path} holds no sample", hint="run lm_eval with --log_samples and import its samples file")
+        raise UsageError(
+            f"{path} holds no sample", hint="run lm_eval with --log_samples and import its samples file"
+        )
     model, model_args = _lmeval_model(path)
     generate = {**gen_kwargs, **({"model_args": model_args} if model_args else {})}
     return HarnessLog(path, "lm-eval", header, model, generate, answers)
@@ -184,7 +187,9 @@ def _lmeval_sent(context: Any) -> list[dict[str, str]] | str | None:
         value = json.loads(context)
     except ValueError:
         return context
-    if isinstance(value, list) and all(isinstance(m, dict) and {"role", "content"} <= m.keys() for m in value):
+    if isinstance(value, list) and all(
+        isinstance(m, dict) and {"role", "content"} <= m.keys() for m in value
+    ):
         return [{"role": str(m["role"]), "content": str(m["content"])} for m in value]
     return context
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from admitdx.contracts import Instance, Prediction
 from admitdx.errors import UsageError
-from admitdx.harness.command import run_command
 from admitdx.harness.calls import Prepared, Scope, requests_of, sample_id
+from admitdx.harness.command import run_command
 from admitdx.harness.logs import Answer, HarnessLog, read_log
 from admitdx.harness.study_logs import INSPECT, LM_EVAL
 from admitdx.llm.client import ChatRequest, Completion
@@ -91,7 +91,8 @@ class HarnessReplay:
         head = log.header
         if head.get("task") != self.task.name:
             raise UsageError(
-                f"{path} answers an export of task {head.get('task')!r}; this dataset is task {self.task.name!r}",
+                f"{path} answers an export of task {head.get('task')!r}; this dataset is task "
+                f"{self.task.name!r}",
                 hint="import the log with the dataset it was exported from",
             )
         system = head["system"]
@@ -192,7 +193,8 @@ class HarnessReplay:
             raise UsageError(
                 f"{self.loaded.path}: sample {sid} was sent another prompt than the export of this dataset "
                 f"renders ({_difference(answer.sent, request.messages)})",
-                hint="run the exported task as exported (lm-eval: --apply_chat_template --fewshot_as_multiturn, "
+                hint="run the exported task as exported (lm-eval: --apply_chat_template "
+                "--fewshot_as_multiturn, "
                 "no --system_instruction)",
             )
         return answer

@@ -125,7 +125,7 @@ def read_study(data: Any, path: Path) -> Study:
     _mapping(data, where, "the top level")
     _known(data, STUDY_KEYS, where, "")
     base = path.resolve().parent
-    config = anchored_logs(parse_config(data, where), base)  # a harness system's `log:` is relative to the file
+    config = anchored_logs(parse_config(data, where), base)  # a harness system's `log:`: relative to the file
     roots = {str(k): base / str(v) for k, v in _mapping(data.get("data") or {}, where, "data").items()}
     for name, root in roots.items():
         if not root.is_dir():
