@@ -5,6 +5,7 @@ Thin wrappers: the work is in :mod:`admitdx.harness`."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -72,22 +73,7 @@ def _export(harness: str, dataset: Path, out: Path, system: str, config: Path | 
     typer.echo(task_file)
 
 
-@export_app.command("inspect")
-def export_inspect(
-    dataset: _Dataset,
-    out: Annotated[
-        Path, _Opt("--out", help="Folder for the task file, calls.jsonl and admitdx_export.json.")
-    ],
-    system: _System = "llm",
-    config: _Config = None,
-    set_: _Set = None,
-    name: Annotated[
-        str | None, _Opt("--name", help="The system's name in the export (default: --system).")
-    ] = None,
-    split: _Split = "test",
-    keep_unsupported_only: _Keep = False,
-) -> None:
-    """Write an Inspect AI task of the dataset's test calls: the prompts `admitdx predict` sends
+_INSPECT_DOC = """Write an Inspect AI task of the dataset's test calls: the prompts `admitdx predict` sends
     (zero-shot, or few-shot with the demonstrations its retriever chooses, fixed here), each sample
     carrying its instance id and no gold in its input; the header records the dataset's fingerprint.
     Its scorer `quick_exact_not_paper_metric` is a quick look, not the paper's metric. The export
@@ -96,23 +82,7 @@ def export_inspect(
     Example: admitdx export inspect --dataset data/earlydx --out harness/earlydx-inspect --set prompt=few-shot
     then: inspect eval harness/earlydx-inspect/admitdx_earlydx_llm.py --model openai/MODEL
     """
-    _export("inspect", dataset, out, system, config, set_, name, split, keep_unsupported_only)
-
-
-@export_app.command("lm-eval")
-def export_lmeval(
-    dataset: _Dataset,
-    out: Annotated[Path, _Opt("--out", help="Folder for the task YAML, utils.py and the documents.")],
-    system: _System = "llm",
-    config: _Config = None,
-    set_: _Set = None,
-    name: Annotated[
-        str | None, _Opt("--name", help="The system's name in the export (default: --system).")
-    ] = None,
-    split: _Split = "test",
-    keep_unsupported_only: _Keep = False,
-) -> None:
-    """Write an lm-evaluation-harness task folder (YAML, utils.py, documents) of the dataset's test
+_LMEVAL_DOC = """Write an lm-evaluation-harness task folder (YAML, utils.py, documents) of the dataset's test
     calls, with the prompts `admitdx predict` sends; run it with --apply_chat_template
     --fewshot_as_multiturn --log_samples so the requests are those messages. Its metric
     `quick_exact_not_paper_metric` is a quick look, not the paper's metric. The export holds
@@ -124,7 +94,37 @@ def export_lmeval(
     --apply_chat_template --fewshot_as_multiturn
     --log_samples --output_path logs
     """
-    _export("lm-eval", dataset, out, system, config, set_, name, split, keep_unsupported_only)
+
+
+def _export_verb(harness: str, out_help: str, doc: str) -> Callable[..., None]:
+    """The ``admitdx export <harness>`` verb (both harnesses take the same options)."""
+
+    def verb(
+        dataset: _Dataset,
+        out: Path,
+        system: _System = "llm",
+        config: _Config = None,
+        set_: _Set = None,
+        name: Annotated[
+            str | None, _Opt("--name", help="The system's name in the export (default: --system).")
+        ] = None,
+        split: _Split = "test",
+        keep_unsupported_only: _Keep = False,
+    ) -> None:
+        _export(harness, dataset, out, system, config, set_, name, split, keep_unsupported_only)
+
+    verb.__doc__ = doc
+    # each harness's own help for --out (an annotation object: this module's annotations are strings)
+    verb.__annotations__["out"] = Annotated[Path, _Opt("--out", help=out_help)]
+    return verb
+
+
+export_app.command("inspect")(
+    _export_verb("inspect", "Folder for the task file, calls.jsonl and admitdx_export.json.", _INSPECT_DOC)
+)
+export_app.command("lm-eval")(
+    _export_verb("lm-eval", "Folder for the task YAML, utils.py and the documents.", _LMEVAL_DOC)
+)
 
 
 def _import(harness: str, log: Path, dataset: Path, out: Path, name: str | None) -> None:
