@@ -132,8 +132,12 @@ def same_scores(
     return ours
 
 
+#: EarlyDx runs in quick loops; the other kinds (a few seconds each) are marked slow, run by `make test`.
+_CASES = [pytest.param(c, marks=() if c.startswith("earlydx") else pytest.mark.slow) for c in CASES]
+
+
 @pytest.mark.parametrize("harness", ["inspect", "lm-eval"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", _CASES)
 def test_export_harness_import_scores_as_predict(harness: str, case: str, tmp_path: Path) -> None:
     make, options, kind, matcher = CASES[case]
     dataset = make(tmp_path / "data")
@@ -149,6 +153,9 @@ def test_export_harness_import_scores_as_predict(harness: str, case: str, tmp_pa
     assert manifest["stage"] == "predict" and manifest["outputs"]["complete"] is True
     assert manifest["inputs"]["system"]["kind"] == harness
     assert manifest["inputs"]["system_inputs"]["exported_system"]["kind"] == kind
+    if harness == "inspect":  # the model and its token usage, as Inspect reported them
+        assert manifest["inputs"]["system_inputs"]["model"] == "mockllm/model"
+        assert manifest["outputs"]["fit"]["tokens"]["prompt_tokens"] > 0
     # every fourth answer is unreadable: counted as predict counts it
     n = manifest["outputs"]["predictions"]
     assert manifest["outputs"]["parse_errors"] == sum(1 for i in range(n) if i % 4 == 3)
@@ -162,6 +169,7 @@ def test_export_harness_import_scores_as_predict(harness: str, case: str, tmp_pa
     assert sum("reasoning" in s for s in samples) == sum(1 for i in range(n) if i % 4 == 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("harness", ["inspect", "lm-eval"])
 def test_planning_three_calls_an_encounter_round_trip(harness: str, tmp_path: Path) -> None:
     dataset = planning_dataset(tmp_path / "data")
