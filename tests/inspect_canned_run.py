@@ -10,5 +10,5 @@ from harness_data import answers_by_messages
 from test_harness_roundtrip import run_inspect
 
 if __name__ == "__main__":
-    task_file, log_dir = Path(sys.argv[1]), Path(sys.argv[2])
+    task_file, log_dir = Path(sys.argv[1].split("@")[0]), Path(sys.argv[2])  # FILE.py@TASK
     run_inspect(task_file, answers_by_messages(task_file.parent), log_dir)

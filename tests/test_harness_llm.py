@@ -52,7 +52,7 @@ def _inspect(task_file: Path, server: LocalServer, log_dir: Path) -> Path:
     from inspect_ai import eval as inspect_eval
 
     logs = inspect_eval(
-        str(task_file),
+        f"{task_file}@{task_file.stem}",  # Inspect takes an absolute path in its FILE@TASK form
         model=f"llama-cpp-python/{server.alias}",
         model_base_url=server.base_url,
         log_dir=str(log_dir),

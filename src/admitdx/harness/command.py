@@ -2,7 +2,8 @@
 
 The study exports the system's prompts from the dataset it predicts on into
 ``<predictions>/harness-export/``, then runs the user's command template once, with
-``{task_file}`` (the Inspect task file or the lm-eval YAML), ``{task_dir}``, ``{task_name}`` and
+``{task_file}`` (Inspect: ``FILE.py@TASK``, the form in which Inspect takes an absolute path; lm-eval:
+the YAML), ``{task_dir}``, ``{task_name}`` and
 ``{log_dir}`` (``<predictions>/harness-logs/``) filled in; the newest log there is imported. The
 command is split like a shell line but run without a shell. A rerun finds the log and does not run
 the harness again; delete ``harness-logs/`` to run it anew. For example::
@@ -51,7 +52,10 @@ def run_command(
     folder = run_dir / EXPORT_DIR
     header, calls = export_calls(dataset_dir, choice, folder, harness)
     task_file = write_inspect(folder, header) if harness == INSPECT else write_lmeval(folder, header, calls)
-    values = {"task_file": task_file, "task_dir": folder, "task_name": task_name(header), "log_dir": log_dir}
+    name = task_name(header)
+    # Inspect finds a task file by an absolute path only in its FILE@TASK form
+    target = f"{task_file}@{name}" if harness == INSPECT else task_file
+    values = {"task_file": target, "task_dir": folder, "task_name": name, "log_dir": log_dir}
     try:
         args = [part.format(**{k: str(v) for k, v in values.items()}) for part in shlex.split(template)]
     except (KeyError, ValueError) as e:
