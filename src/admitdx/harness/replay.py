@@ -37,7 +37,7 @@ from admitdx.runs import sha256_file
 from admitdx.systems import register
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.llm import LLMPredictor
-from admitdx.systems.part_calls import joined_prediction
+from admitdx.systems.part_calls import _joined as joined_prediction  # predict's own join of part answers
 from admitdx.systems.runner import build_system, system_view
 from admitdx.systems.sample_log import SAMPLES_FILE, SampleLog
 from admitdx.tasks.spec import TaskSpec

@@ -55,9 +55,7 @@ def part_request(llm: LLMPredictor, inst: Instance, part: str) -> ChatRequest:
     return ChatRequest(messages, schema, {"prompt": llm.template.identity(), "part": part})
 
 
-def joined_prediction(
-    inst: Instance, system: str, parts: tuple[str, ...], done: dict[str, Completion]
-) -> Prediction:
+def _joined(inst: Instance, system: str, parts: tuple[str, ...], done: dict[str, Completion]) -> Prediction:
     answers, errors, reasoning = {}, [], []
     for part in parts:
         c = done[part]
@@ -105,7 +103,6 @@ def predict_parts(llm: LLMPredictor, todo: list[Instance]) -> Iterator[Predictio
         answered = done.setdefault(i, {})
         answered[parts[j]] = completion
         if llm.samples is not None:
-            partial = joined_prediction(todo[i], llm.name, (parts[j],), answered)
-            llm.samples.write(request, completion, partial)
+            llm.samples.write(request, completion, _joined(todo[i], llm.name, (parts[j],), answered))
         if len(answered) == len(parts):
-            yield joined_prediction(todo[i], llm.name, parts, done.pop(i))
+            yield _joined(todo[i], llm.name, parts, done.pop(i))
