@@ -150,15 +150,19 @@ def canned_inspect(answers: dict[str, str]) -> Callable[..., Any]:
 
 def export(harness: str, dataset: Path, out: Path, *args: str) -> CliRunner:
     result = RUNNER.invoke(app, ["export", harness, "--dataset", str(dataset), "--out", str(out), *args])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, (result.output, result.exception)
     return result
 
 
 def predict_on_answers(
-    dataset: Path, choice: SystemChoice, answer: Callable[[list[dict[str, str]]], str], out: Path
+    dataset: Path,
+    choice: SystemChoice,
+    answer: Callable[[list[dict[str, str]]], str | tuple[str, str]],
+    out: Path,
 ) -> Path:
-    """``admitdx predict``'s own run on the given answers: each request's answer is put in a fresh
-    response cache under the key the client looks up, then the system predicts with ``cache_only``."""
+    """``admitdx predict``'s own run on the given answers (a text, or a text and its finish reason):
+    each request's answer is put in a fresh response cache under the key the client looks up, then
+    the system predicts with ``cache_only``."""
     cache_path = out.parent / f"{out.name}-cache.sqlite"
     choice = SystemChoice(
         choice.name, choice.kind, {**choice.options, "cache_path": str(cache_path), "cache_only": True}
@@ -169,8 +173,9 @@ def predict_on_answers(
     for inst in prepared.seen:
         for _, request in requests_of(prepared, inst):
             identity = client.request_identity(request)
-            cache.put(cache_key(identity), identity, answer(request.messages), usage=None, latency_s=0.1,
-                      finish_reason="stop")  # fmt: skip
+            given = answer(request.messages)
+            text, finish = given if isinstance(given, tuple) else (given, "stop")
+            cache.put(cache_key(identity), identity, text, usage=None, latency_s=0.1, finish_reason=finish)
     run_predictions(dataset, choice, out, show_progress=False)
     return out
 

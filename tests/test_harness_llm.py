@@ -55,6 +55,8 @@ def _inspect(task_file: Path, server: LocalServer, log_dir: Path) -> Path:
         f"{task_file}@{task_file.stem}",  # Inspect takes an absolute path in its FILE@TASK form
         model=f"llama-cpp-python/{server.alias}",
         model_base_url=server.base_url,
+        task_args={"structured": False},  # llama-cpp-python's server refuses response_format json_schema
+        max_retries=1,
         log_dir=str(log_dir),
         display="none",
         max_connections=1,
@@ -102,7 +104,8 @@ def test_real_model_through_the_harness_scores_as_predict(
     logged = read_log(harness, log)
     for line in (folder / "calls.jsonl").read_text().splitlines():
         call = json.loads(line)
-        answers[json.dumps(call["messages"])] = logged.answers[call["id"]].text
+        said = logged.answers[call["id"]]  # the text and how it ended (a cut answer is read as cut)
+        answers[json.dumps(call["messages"])] = (said.text, said.finish_reason or "stop")
     reference = predict_on_answers(dataset, SystemChoice("llm", "llm", {"max_tokens": MAX_TOKENS}),
                                    lambda m: answers[json.dumps(m)], tmp_path / "predicted")  # fmt: skip
     same_scores(dataset, imported, reference, tmp_path, "exact" if task == "earlydx" else None)
