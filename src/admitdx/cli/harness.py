@@ -179,5 +179,5 @@ def import_lmeval(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``import`` (``export inspect|lm-eval`` join ``export``'s group by decoration above)."""
+    """Add ``import`` (``export inspect|lm-eval`` were added to ``export``'s group above)."""
     app.add_typer(import_app, name="import")
