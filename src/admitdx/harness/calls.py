@@ -4,8 +4,8 @@ system itself — the prompts ``admitdx predict`` would send, one by one, for a 
 Nothing here builds a prompt: the runner chooses the instances (:func:`split_dataset`: the
 benchmark set of the split), removes each one's target and leaky meta (:func:`system_view`), and the
 predictor renders the request (:meth:`LLMPredictor.request`, or one request per part for ER-Reason
-planning, :func:`part_request`). Few-shot demonstrations are those the system's retriever chooses
-after fitting on the training view, as in ``predict``; an export fixes them.
+planning, :meth:`LLMPredictor.part_request`). Few-shot demonstrations are those the system's
+retriever chooses after fitting on the training view, as in ``predict``; an export fixes them.
 
 Each call is one harness sample: ``sample_id`` is the instance id, or ``<id>#<part>`` for a part
 call. Its ``target`` is the gold answer, for the harness's own quick score only; it is never in
@@ -25,7 +25,6 @@ from admitdx.llm.client import ChatRequest
 from admitdx.systems.config import SystemChoice
 from admitdx.systems.labels import training_view
 from admitdx.systems.llm import LLMPredictor
-from admitdx.systems.part_calls import part_request
 from admitdx.systems.runner import TRAIN_LABELS_OPTION, build_system, is_oracle, split_dataset, system_view
 from admitdx.tasks.spec import TaskSpec
 
@@ -104,7 +103,7 @@ def requests_of(prepared: Prepared, inst: Instance) -> Iterator[tuple[str | None
     llm = prepared.predictor
     if llm.part_calls == "per-part":
         for part in llm.parts:
-            yield part, part_request(llm, inst, part)
+            yield part, llm.part_request(inst, part)
     else:
         yield None, llm.request(inst)
 
