@@ -5,6 +5,7 @@ Usage:
     python bench/earlydx_authors_parity.py --authors ~/src/EarlyDx --python ~/venv-authors/bin/python \\
         --windows 0,6,24 --timestamps charttime,storetime ../shared/data/mimic-iv-demo data/synth-7301
     … --time            # also wall time and peak memory of both builders, per root and setting
+    … --save-theirs tests/data/earlydx_ties_authors.json tests/data/earlydx_ties   # the fixture's bytes
 
 ``--authors`` is a checkout of github.com/jimmylihui/EarlyDx at b79ac61 (their code is run from it,
 never copied here); ``--python`` an interpreter with their pandas (the README names the versions).
@@ -15,7 +16,8 @@ and a file with the documented header and no rows for each module the root lacks
 reads every one unconditionally). Their encounters whose label list is empty ("<answer></answer>")
 are left out, as admitdx leaves them out; the script prints, per root and setting, the encounters
 compared, those whose input text differs, those whose label list differs, and encounters only one
-side has. It exits 1 when anything differs.
+side has. It exits 1 when anything differs. ``--save-theirs FILE`` (one root) keeps their input
+text and answer of every encounter with a label, per setting ("W0-charttime", …), as JSON.
 """
 
 from __future__ import annotations
@@ -140,7 +142,11 @@ def main() -> int:
     ap.add_argument("--timestamps", default="charttime", help="charttime,storetime")
     ap.add_argument("--work", type=Path, default=Path("out/authors-parity"))
     ap.add_argument("--time", action="store_true", help="print wall time and peak memory of both")
+    ap.add_argument("--save-theirs", type=Path, help="write their text and answer per setting (one root)")
     a = ap.parse_args()
+    if a.save_theirs and len(a.roots) != 1:
+        ap.error("--save-theirs takes one root")
+    saved: dict[str, dict[str, dict[str, str]]] = {}
     admitdx = [sys.executable, "-m", "admitdx.launcher"]
     differs = False
     for root in a.roots:
@@ -202,7 +208,9 @@ def main() -> int:
                     ],
                     work / f"ours-{tag}.log",
                 )
-                result = compare(theirs(out), ours(ds))
+                their_rows = theirs(out)
+                saved[f"W{w}-{ts}"] = {s: {"text": t, "answer": x} for s, (t, x) in their_rows.items()}
+                result = compare(their_rows, ours(ds))
                 differs |= any(
                     result[k] for k in ("text_differs", "labels_differ", "only_theirs", "only_ours")
                 )
@@ -215,6 +223,8 @@ def main() -> int:
                         "ratio": round(t_theirs["seconds"] / t_ours["seconds"], 1),
                     }
                 print(json.dumps({"root": str(root), "W": int(w), "timestamps": ts, **result}), flush=True)
+    if a.save_theirs:
+        a.save_theirs.write_text(json.dumps(saved, indent=0, sort_keys=True, ensure_ascii=False) + "\n")
     return 1 if differs else 0
 
 

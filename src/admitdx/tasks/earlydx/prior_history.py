@@ -81,7 +81,7 @@ def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
     row = f", d.{SOURCE_ROW}" if source else ""
     return f"""
         WITH r AS (
-            SELECT c.stay_id, trim(d.icd_title) AS title, CAST(s.intime AS TIMESTAMP) AS intime,
+            SELECT c.stay_id, {_ed_title(p)} AS title, CAST(s.intime AS TIMESTAMP) AS intime,
                    s.stay_id AS prior, d.seq_num{row}
             FROM cohort c
             JOIN ed.edstays s ON s.subject_id = c.subject_id
@@ -90,7 +90,7 @@ def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
                               AND v.title = trim(d.icd_title)
             WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
               AND s.stay_id <> c.stay_id AND v.verdict IS NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, "trim(d.icd_title)")}
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, _ed_title(p))}
                                        ORDER BY {first}) = 1
         )
         SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_ed_dx_max)}) AS v
@@ -98,10 +98,14 @@ def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
     """
 
 
+def _ed_title(p: SectionOptions) -> str:
+    """An ED title as shown: trimmed, or as the file spells it (``field_format`` "pandas")."""
+    return "d.icd_title" if p.field_format == "pandas" else "trim(d.icd_title)"
+
+
 def _prior_ed_stays_sql(p: SectionOptions) -> str:
     """The earlier ED stays in ``ed.edstays`` order, each with its kept titles in ``ed.diagnosis``
     order, for :func:`_ed_titles` to order as the authors' pandas sort does."""
-    title = "d.icd_title" if p.field_format == "pandas" else "trim(d.icd_title)"
     return f"""
         WITH s AS (
             SELECT c.stay_id, s.stay_id AS prior, CAST(s.intime AS TIMESTAMP) AS intime, s.{SOURCE_ROW}
@@ -109,7 +113,7 @@ def _prior_ed_stays_sql(p: SectionOptions) -> str:
             WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
               AND s.stay_id <> c.stay_id
         ), t AS (
-            SELECT d.stay_id, list({title} ORDER BY d.{SOURCE_ROW}) AS titles
+            SELECT d.stay_id, list({_ed_title(p)} ORDER BY d.{SOURCE_ROW}) AS titles
             FROM {numbered("ed.diagnosis")} d
             JOIN ed_verdicts v ON v.icd_code = trim(d.icd_code) AND v.icd_version = d.icd_version
                               AND v.title = trim(d.icd_title)
