@@ -87,14 +87,19 @@ def their_layout(root: Path, dest: Path) -> Path:
 
 
 def _run(cmd: list[str], log: Path) -> dict[str, float]:
-    """Run ``cmd`` (output to ``log``); its wall seconds and peak resident memory in MB."""
+    """Run ``cmd`` (output to ``log``); its wall and CPU seconds (user + system, all threads) and
+    peak resident memory in MB. On a shared machine the CPU seconds move less with the load."""
     started = time.perf_counter()
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed ({log}): {' '.join(cmd)}\n{log.read_text()[-2000:]}")
-    return {"seconds": time.perf_counter() - started, "peak_mb": usage.ru_maxrss / 1024}
+    return {
+        "seconds": time.perf_counter() - started,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024,
+    }
 
 
 def theirs(path: Path) -> dict[str, tuple[str, str]]:
@@ -217,10 +222,13 @@ def main() -> int:
                 if a.time:
                     result |= {
                         "theirs_s": round(t_theirs["seconds"], 1),
+                        "theirs_cpu_s": round(t_theirs["cpu_s"], 1),
                         "theirs_mb": round(t_theirs["peak_mb"]),
                         "ours_s": round(t_ours["seconds"], 1),
+                        "ours_cpu_s": round(t_ours["cpu_s"], 1),
                         "ours_mb": round(t_ours["peak_mb"]),
                         "ratio": round(t_theirs["seconds"] / t_ours["seconds"], 1),
+                        "cpu_ratio": round(t_theirs["cpu_s"] / t_ours["cpu_s"], 1),
                     }
                 print(json.dumps({"root": str(root), "W": int(w), "timestamps": ts, **result}), flush=True)
     if a.save_theirs:
