@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from admitdx.demo.steps import llm_subset
 
 from admitdx.cli import app
 from admitdx.harness.logs import read_log
 from admitdx.llm.local_server import LocalServer
+from admitdx.study.subset import llm_subset
 from admitdx.systems.config import SystemChoice
 from harness_data import RUNNER, export, predict_on_answers
 from test_harness_roundtrip import same_scores

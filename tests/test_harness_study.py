@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from admitdx.demo.steps import llm_subset
 
 from admitdx.cli import app
+from admitdx.study.subset import llm_subset
 from harness_data import RUNNER, answers_by_messages, export
 from test_harness_roundtrip import run_inspect
 
