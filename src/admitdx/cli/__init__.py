@@ -14,7 +14,7 @@ from rich.markup import escape
 from typer import rich_utils
 
 from admitdx import __version__
-from admitdx.cli import build, data, demo, llm, llm_check, matching, predict, scoring, study, synth
+from admitdx.cli import build, data, demo, harness, llm, llm_check, matching, predict, scoring, study, synth
 from admitdx.cli.options import FLAG
 from admitdx.errors import AdmitdxError
 
@@ -49,14 +49,14 @@ def _root(
     """admitdx: build → predict → match → score → report."""
 
 
-for _area in (data, synth, build, llm, llm_check, predict, matching, scoring, demo, study):
+for _area in (data, synth, build, llm, llm_check, predict, harness, matching, scoring, demo, study):
     _area.register(app)
 
 # `admitdx --help` groups the verbs by stage, in the order a study runs them; a new verb must be
 # placed here (an unplaced one fails at import, so it cannot be forgotten).
 _PANELS = {
     "1 · data and benchmarks": ("data", "tasks", "build", "export", "audit", "rationale"),
-    "2 · systems": ("systems", "serve-local", "llm", "predict"),
+    "2 · systems": ("systems", "serve-local", "llm", "predict", "import"),
     "3 · scoring": ("match", "agree", "judge-concepts", "score", "score-mean", "report"),
     "everything at once": ("study", "demo"),
 }

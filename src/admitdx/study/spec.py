@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from admitdx.errors import UsageError
+from admitdx.harness.study_logs import anchored_logs
 from admitdx.scoring.params import ScoreParams
 from admitdx.study.names import check_name, check_out, check_runs_apart
 from admitdx.study.repeat import repeated
@@ -142,11 +143,11 @@ def read_study(data: Any, path: Path, digest: str | None = None) -> Study:
         digest = hashlib.sha256(canonical.encode()).hexdigest()
     _mapping(data, where, "the top level")
     _known(data, STUDY_KEYS, where, "")
-    config = parse_config(data, where)
+    base = path.resolve().parent
+    config = anchored_logs(parse_config(data, where), base)  # a harness system's `log:`: relative to the file
     for name in config.systems:
         check_name(name, where, f"systems.{name}")
     check_systems(config, where)
-    base = path.resolve().parent
     roots = {str(k): base / str(v) for k, v in _mapping(data.get("data") or {}, where, "data").items()}
     for name, root in roots.items():
         if not root.is_dir():

@@ -120,4 +120,5 @@ _BUILTIN_MODULES: list[str] = [
     "admitdx.systems.knn_one_liner",
     "admitdx.systems.code_baselines",
     "admitdx.systems.llm_codes",
+    "admitdx.harness.replay",
 ]

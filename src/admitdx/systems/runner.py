@@ -27,7 +27,9 @@ same training view, before it is fitted (model selection and thresholds: CliniBe
 ``val`` is the split predicted or learnt from (then it gets an empty list).
 A system factory that declares an ``allow_hosts`` parameter receives the config's allow-list,
 and a system with a ``use_run_dir(path)`` method is told the output directory (the LLM predictor
-writes its local server's log there).
+writes its local server's log there). A system with a ``use_test_set(fingerprints, ids, dataset_dir)``
+method is told the dataset's fingerprints and the ids of the instances in scope before it is fitted
+(a harness log checks that it answers exactly these: :mod:`admitdx.harness.replay`).
 """
 
 from __future__ import annotations
@@ -237,6 +239,8 @@ def _run_predictions(
     answering = {k: v for k, v in choice.options.items() if k not in execution}
     if hasattr(system, "use_run_dir"):
         system.use_run_dir(out_dir)
+    if hasattr(system, "use_test_set"):
+        system.use_test_set(fingerprints, [i.id for i in test], dataset_dir)
     inputs: dict[str, Any] = {
         "dataset": fingerprints,
         "split": split,

@@ -162,7 +162,7 @@ def _materialize(src: MimicSource, p: EarlyDxParams, report: Progress) -> dict[s
     """One temp table per section (and for the labels); None for a section whose source is absent."""
     opts = p.section_options()
     queries = {s.name: s.sql(opts, src) for s in (*ACUTE, *HISTORY_PARTS)}
-    queries["labels"] = labels_sql(src)
+    queries["labels"] = labels_sql(src, p.tie_order)
     tables: dict[str, str | None] = {}
     for i, (name, sql) in enumerate(queries.items()):
         report("sections", i, len(queries))

@@ -122,7 +122,15 @@ class EarlyDxParams:
       omr_spelling "listed" takes "Weight (Lbs)" (then "Height (Inches)", "BMI (kg/m2)") whenever the
         patient has one, before the other spelling, whatever the dates; echo_none "missing" drops echo
         results spelled "None" (pandas reads them as missing); dedupe "exact" de-duplicates prior and
-        past-ED diagnoses case-sensitively.
+        past-ED diagnoses case-sensitively; tie_order "pandas" orders rows with equal sort keys as
+        their pandas sort does over the rows in file order (``sections/pandas_order.py``): baseline
+        creatinine / haemoglobin charted at one time, ECGs at one ``ecg_time``, radiology reports at
+        one ``charttime``, earlier ED stays at one ``intime``, ED diagnoses sharing a ``seq_num``
+        (the label list) — admitdx's default breaks those ties by a second key (labevent_id,
+        study_id, note_id, stay_id, ICD code); baseline_time "both" dates a baseline lab by its
+        charttime and, under ``timestamps`` storetime, its storetime too (their ``_time < admit``);
+        omr_window "t0" keeps OMR values dated by t0's day whatever W (their ``chartdate <= admit``;
+        admitdx's default moves OMR with the window, like every other section).
 
     reproduce: "authors" sets every option above to the authors' builder (``AUTHORS``), so that the
       input text equals theirs byte for byte (tests/test_earlydx_byte_reproduction.py); recorded in
@@ -218,6 +226,15 @@ class EarlyDxParams:
     dedupe: Literal["casefold", "exact"] = param(
         "casefold", "Prior and past-ED diagnoses de-duplicated ignoring case, or exact (authors')."
     )
+    tie_order: Literal["admitdx", "pandas"] = param(
+        "admitdx", "Rows with equal sort keys: admitdx's second key, or pandas: the authors' sort."
+    )
+    baseline_time: Literal["charttime", "both"] = param(
+        "charttime", "Baseline labs dated by charttime, or both: and by --timestamps' time (authors')."
+    )
+    omr_window: Literal["cutoff", "t0"] = param(
+        "cutoff", "OMR dated by the cutoff's day (t0 + W), or t0: by t0's day whatever W (authors')."
+    )
     reproduce: Literal["none", "authors"] = param(
         "none", "authors: set every option to the authors' builder, for their text byte for byte."
     )
@@ -243,6 +260,7 @@ class EarlyDxParams:
                     hint="leave those options out, or build without --reproduce",
                 )
             values.update(AUTHORS)
+            _refuse_what_they_cannot_build(values, defaults)
         return cls(**values)
 
     def __post_init__(self) -> None:
@@ -263,6 +281,9 @@ class EarlyDxParams:
         _choice("omr_cutoff_day", self.omr_cutoff_day, ("keep", "drop"))
         _choice("echo_none", self.echo_none, ("keep", "missing"))
         _choice("dedupe", self.dedupe, ("casefold", "exact"))
+        _choice("tie_order", self.tie_order, ("admitdx", "pandas"))
+        _choice("baseline_time", self.baseline_time, ("charttime", "both"))
+        _choice("omr_window", self.omr_window, ("cutoff", "t0"))
         _choice("reproduce", self.reproduce, ("none", "authors"))
         if self.reproduce == "authors":
             unset = [f"{k}={v!r}" for k, v in AUTHORS.items() if getattr(self, k) != v]
@@ -325,6 +346,9 @@ class EarlyDxParams:
             omr_cutoff_day=self.omr_cutoff_day,
             echo_none=self.echo_none,
             dedupe=self.dedupe,
+            tie_order=self.tie_order,
+            baseline_time=self.baseline_time,
+            omr_window=self.omr_window,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -352,7 +376,46 @@ AUTHORS: dict[str, Any] = {
     "omr_spelling": "listed",
     "echo_none": "missing",
     "dedupe": "exact",
+    "tie_order": "pandas",
+    "baseline_time": "both",
+    "omr_window": "t0",
 }
+
+#: The settings of the authors' builder besides those ``AUTHORS`` fixes: its ``--window-hours``
+#: choices and both ``--timestamp`` rules. The split (``test_fraction``, ``seed``) does not touch the
+#: text. Any other option away from its default is one their builder has no setting for.
+AUTHORS_SETTINGS: dict[str, tuple[Any, ...]] = {
+    "window_hours": (0, 6, 24),
+    "timestamps": ("charttime", "storetime"),
+}
+_SPLIT_ONLY = ("test_fraction", "seed", "reproduce")
+
+
+def _refuse_what_they_cannot_build(values: dict[str, Any], defaults: dict[str, Any]) -> None:
+    """``--reproduce authors`` with an option value their builder cannot be run with: exit 2."""
+    bad = [
+        f"{k}={v!r} (theirs: {', '.join(map(str, AUTHORS_SETTINGS[k]))})"
+        for k, v in values.items()
+        if k in AUTHORS_SETTINGS and v not in AUTHORS_SETTINGS[k]
+    ]
+    bad += [
+        f"{k}={v!r}"
+        for k, v in values.items()
+        if k not in AUTHORS_SETTINGS
+        and k not in AUTHORS
+        and k not in _SPLIT_ONLY
+        and _tuple(v) != _tuple(defaults[k])
+    ]
+    if bad:
+        raise UsageError(
+            f"--reproduce authors cannot reproduce {', '.join(bad)}: their builder has no such setting",
+            hint="leave those options out, or build without --reproduce",
+        )
+
+
+def _tuple(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
 
 _VITAL_FIELDS = ("temperature", "heartrate", "resprate", "o2sat", "sbp", "dbp")
 

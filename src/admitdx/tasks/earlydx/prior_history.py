@@ -18,16 +18,22 @@ gives them; the admissions they sort by time only select which rows count), and 
 oldest stay first, each stay's rows in ``ed.diagnosis`` order. The MIMIC files are ordered by
 neither time nor seq_num, so "source" is not "oldest first": on the real demo it keeps the same 8
 prior diagnoses as "recent_first" in few encounters (tests/test_earlydx_authors_choices.py).
+Earlier ED stays that began at the same time are ordered by stay_id, or under ``tie_order`` "pandas"
+(with "source") as the authors' ``sort_values("intime")`` leaves the patient's ``ed.edstays`` rows in
+file order (:mod:`~admitdx.tasks.sections.pandas_order`); ``field_format`` "pandas" prints their
+titles as the file spells them, untrimmed.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.discharge_note import HeaderSet, NoteSplitter
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_order import pandas_order
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 PRIOR_ADMISSIONS = """
@@ -67,13 +73,15 @@ def _prior_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
 
 def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
     source = p.prior_dx_order == "source"
+    if source and p.tie_order == "pandas":
+        return _prior_ed_stays_sql(p)
     table = numbered("ed.diagnosis") if source else "ed.diagnosis"
     first = f"s.intime, s.stay_id, d.{SOURCE_ROW}" if source else "s.intime DESC, s.stay_id DESC, d.seq_num"
     order = f"intime, prior, {SOURCE_ROW}" if source else "intime DESC, prior DESC, seq_num, title"
     row = f", d.{SOURCE_ROW}" if source else ""
     return f"""
         WITH r AS (
-            SELECT c.stay_id, trim(d.icd_title) AS title, CAST(s.intime AS TIMESTAMP) AS intime,
+            SELECT c.stay_id, {_ed_title(p)} AS title, CAST(s.intime AS TIMESTAMP) AS intime,
                    s.stay_id AS prior, d.seq_num{row}
             FROM cohort c
             JOIN ed.edstays s ON s.subject_id = c.subject_id
@@ -82,12 +90,53 @@ def _prior_ed_dx_sql(p: SectionOptions, src: MimicSource) -> str | None:
                               AND v.title = trim(d.icd_title)
             WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
               AND s.stay_id <> c.stay_id AND v.verdict IS NULL
-            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, "trim(d.icd_title)")}
+            QUALIFY row_number() OVER (PARTITION BY c.stay_id, {_key(p, _ed_title(p))}
                                        ORDER BY {first}) = 1
         )
         SELECT stay_id, list_slice(list(title ORDER BY {order}), 1, {int(p.prior_ed_dx_max)}) AS v
         FROM r GROUP BY stay_id
     """
+
+
+def _ed_title(p: SectionOptions) -> str:
+    """An ED title as shown: trimmed, or as the file spells it (``field_format`` "pandas")."""
+    return "d.icd_title" if p.field_format == "pandas" else "trim(d.icd_title)"
+
+
+def _prior_ed_stays_sql(p: SectionOptions) -> str:
+    """The earlier ED stays in ``ed.edstays`` order, each with its kept titles in ``ed.diagnosis``
+    order, for :func:`_ed_titles` to order as the authors' pandas sort does."""
+    return f"""
+        WITH s AS (
+            SELECT c.stay_id, s.stay_id AS prior, CAST(s.intime AS TIMESTAMP) AS intime, s.{SOURCE_ROW}
+            FROM cohort c JOIN {numbered("ed.edstays")} s ON s.subject_id = c.subject_id
+            WHERE CAST(s.intime AS TIMESTAMP) < c.ed_intime AND CAST(s.intime AS TIMESTAMP) < c.t0
+              AND s.stay_id <> c.stay_id
+        ), t AS (
+            SELECT d.stay_id, list({_ed_title(p)} ORDER BY d.{SOURCE_ROW}) AS titles
+            FROM {numbered("ed.diagnosis")} d
+            JOIN ed_verdicts v ON v.icd_code = trim(d.icd_code) AND v.icd_version = d.icd_version
+                              AND v.title = trim(d.icd_title)
+            WHERE v.verdict IS NULL AND d.stay_id IN (SELECT prior FROM s)
+            GROUP BY d.stay_id
+        )
+        SELECT s.stay_id, list(struct_pack(t := s.intime, titles := coalesce(t.titles, []))
+                               ORDER BY s.{SOURCE_ROW}) AS v
+        FROM s LEFT JOIN t ON t.stay_id = s.prior
+        GROUP BY s.stay_id
+    """
+
+
+def _ed_titles(v: list[Any] | None, p: SectionOptions) -> str | None:
+    """Past ED diagnoses; from :func:`_prior_ed_stays_sql`, the stays ordered as pandas sorts them
+    by intime, their titles de-duplicated (first kept) and cut at ``prior_ed_dx_max``."""
+    if v and isinstance(v[0], dict):
+        titles: dict[str, str] = {}
+        for i in pandas_order([s["t"] for s in v]):
+            for t in v[i]["titles"]:
+                titles.setdefault(t if p.dedupe == "exact" else t.lower(), t)
+        v = list(titles.values())[: p.prior_ed_dx_max]
+    return _titles(v, p)
 
 
 def _prior_note_sql(p: SectionOptions, src: MimicSource) -> str | None:
@@ -138,7 +187,7 @@ def _titles(v: list[str] | None, p: SectionOptions) -> str | None:
 
 
 PRIOR_DX = Section("prior_dx", "Past medical history (prior dx)", _prior_dx_sql, _titles)
-PRIOR_ED_DX = Section("prior_ed_dx", "Past ED diagnoses", _prior_ed_dx_sql, _titles)
+PRIOR_ED_DX = Section("prior_ed_dx", "Past ED diagnoses", _prior_ed_dx_sql, _ed_titles)
 PRIOR_NOTE = Section(
     "prior_note",
     "Past medical history (from prior discharge note)",

@@ -1,9 +1,11 @@
 """Reference labels of an encounter (§3.3): its ED diagnoses, filtered and de-duplicated.
 
-The ED ``diagnosis`` rows of the stay, ordered by ``seq_num``; removed when the label filter
-(:mod:`.labels`) says so; de-duplicated case-insensitively on the scored text, first occurrence
-kept. Each reference carries both spellings (ED title, dictionary long title), its code and code
-system, seq_num and whether it is explicit in the input (:mod:`.explicit`).
+The ED ``diagnosis`` rows of the stay, ordered by ``seq_num`` (rows sharing one by ICD code, or
+under ``tie_order`` "pandas" as the EarlyDx authors' ``sort_values("seq_num")`` leaves the stay's
+rows in file order: pandas' unstable quicksort, :mod:`~admitdx.tasks.sections.pandas_order`);
+removed when the label filter (:mod:`.labels`) says so; de-duplicated case-insensitively on the
+scored text, first occurrence kept. Each reference carries both spellings (ED title, dictionary long
+title), its code and code system, seq_num and whether it is explicit in the input (:mod:`.explicit`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.earlydx.labels import LabelFilter, register_label_verdicts
 from admitdx.tasks.earlydx.params import EarlyDxParams
 from admitdx.tasks.explicit import InputIndex
+from admitdx.tasks.sections.pandas_order import pandas_order
+from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 CODE_SYSTEMS = {9: "ICD-9-CM", 10: "ICD-10-CM"}
 
@@ -47,8 +51,9 @@ def register_verdicts(src: MimicSource, mode: LabelFilter) -> dict[str, int]:
     return counts
 
 
-def labels_sql(src: MimicSource) -> str:
-    """One row per cohort stay with its ED diagnoses (all of them, with their filter verdict)."""
+def labels_sql(src: MimicSource, tie_order: str = "admitdx") -> str:
+    """One row per cohort stay with its ED diagnoses (all of them, with their filter verdict); under
+    ``tie_order`` "pandas" in file order, for :func:`build_references` to sort as pandas does."""
     has_dict = src.has("hosp.d_icd_diagnoses")
     dictionary = "dd.long_title" if has_dict else "CAST(NULL AS VARCHAR)"
     join_dict = (
@@ -58,14 +63,17 @@ def labels_sql(src: MimicSource) -> str:
         if has_dict
         else ""
     )
+    pandas = tie_order == "pandas"
+    order = f"d.{SOURCE_ROW}" if pandas else "TRY_CAST(d.seq_num AS INTEGER), trim(d.icd_code)"
+    table = numbered("ed.diagnosis") if pandas else "ed.diagnosis"
     return f"""
         SELECT c.stay_id,
                list(struct_pack(seq_num := TRY_CAST(d.seq_num AS INTEGER), code := trim(d.icd_code),
                                 version := CAST(d.icd_version AS INTEGER), ed_title := trim(d.icd_title),
                                 dictionary_title := {dictionary}, verdict := v.verdict)
-                    ORDER BY TRY_CAST(d.seq_num AS INTEGER), trim(d.icd_code)) AS v
+                    ORDER BY {order}) AS v
         FROM cohort c
-        JOIN ed.diagnosis d ON d.stay_id = c.stay_id
+        JOIN {table} d ON d.stay_id = c.stay_id
         {join_dict}
         JOIN ed_verdicts v ON v.icd_code = trim(d.icd_code) AND v.icd_version = CAST(d.icd_version AS BIGINT)
                           AND v.title IS NOT DISTINCT FROM trim(d.icd_title)
@@ -79,7 +87,10 @@ def build_references(
     """Filter, de-duplicate and tag one stay's ED diagnoses; count every decision in ``tally``."""
     refs: list[Reference] = []
     seen: set[str] = set()
-    for r in rows or []:
+    rows = rows or []
+    if p.tie_order == "pandas":
+        rows = [rows[i] for i in pandas_order([r["seq_num"] for r in rows])]
+    for r in rows:
         tally["labels_raw"] += 1
         if r["verdict"] is not None:
             tally[f"labels_removed: {r['verdict']}"] += 1

@@ -2,7 +2,12 @@
 latest creatinine (itemid 50912) and haemoglobin (51222) before t0 — or, with
 ``baseline_labs_before="ed-arrival"``, before this ED visit began, so that the value is a true
 pre-encounter baseline rather than the ED draw itself. Not moved by the window W: a baseline is by
-definition prior."""
+definition prior. Dated by its charttime whatever ``timestamps`` says (it was drawn before t0);
+``baseline_time`` "both" also asks the ``timestamps`` time to precede t0, as the EarlyDx authors do
+(under storetime a result drawn before t0 and stored after it is then no baseline).
+
+``tie_order`` "pandas" picks among results charted at the same time as the EarlyDx authors do: the
+last row after pandas' unstable sort by charttime of the patient's results in labevents order."""
 
 from __future__ import annotations
 
@@ -13,7 +18,9 @@ from admitdx.tasks.sections.base import Section, num, require
 from admitdx.tasks.sections.lab_rows import BASELINE_ITEMS
 from admitdx.tasks.sections.lab_rows import TABLE as LAB_ROWS
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_order import pandas_order
 from admitdx.tasks.sections.pandas_print import column_kinds, pandas_str
+from admitdx.tasks.sections.source_order import SOURCE_ROW
 
 ITEMS = BASELINE_ITEMS
 
@@ -21,6 +28,12 @@ ITEMS = BASELINE_ITEMS
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "hosp.labevents"):
         return None
+    if p.tie_order == "pandas":
+        row = "struct_pack(itemid := itemid, t := charttime, valuenum := valuenum)"
+        return f"""
+            SELECT stay_id, struct_pack(rows := list({row} ORDER BY {SOURCE_ROW}){_kind(p, src)}) AS v
+            FROM {LAB_ROWS} WHERE baseline GROUP BY stay_id
+        """
     cols = ", ".join(
         f"{name} := any_value(valuenum) FILTER (WHERE itemid = {i}), {name}_row := bool_or(itemid = {i})"
         for name, i in ITEMS.items()
@@ -43,9 +56,22 @@ def _kind(p: SectionOptions, src: MimicSource) -> str:
     return f", kind := '{column_kinds(src, 'hosp.labevents', ('valuenum',))['valuenum']}'"
 
 
+def _latest_as_pandas(v: dict[str, Any]) -> dict[str, Any]:
+    """The rows (file order) reduced to what the SQL gives otherwise: each item's last row after
+    pandas' sort by charttime (``b1.sort_values("charttime").iloc[-1]``)."""
+    out = {k: x for k, x in v.items() if k != "rows"}
+    for name, item in ITEMS.items():
+        rows = [r for r in v["rows"] if r["itemid"] == item]
+        last = rows[pandas_order([r["t"] for r in rows])[-1]] if rows else None
+        out[name], out[f"{name}_row"] = (last["valuenum"] if last else None), last is not None
+    return out
+
+
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
     if v is None:
         return None
+    if "rows" in v:
+        v = _latest_as_pandas(v)
     if p.field_format == "pandas":
         return ", ".join(
             f"{name} {pandas_str(v[name], v['kind']) if v[name + '_row'] else 'None'}" for name in ITEMS

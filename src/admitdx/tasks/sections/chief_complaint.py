@@ -10,16 +10,14 @@ from __future__ import annotations
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
-from admitdx.tasks.sections.pandas_print import PANDAS_NA
-
-_MISSING = ", ".join(repr(x) for x in sorted(PANDAS_NA))
+from admitdx.tasks.sections.pandas_print import NA_SQL
 
 
 def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     if not require(src, "ed.triage"):
         return None
     if p.field_format == "pandas":  # as written; what pandas reads as missing is "None" for them
-        text, present = "t.chiefcomplaint", f"t.chiefcomplaint NOT IN ('', {_MISSING})"
+        text, present = "t.chiefcomplaint", f"t.chiefcomplaint NOT IN ('', {NA_SQL})"
     else:
         text, present = "trim(t.chiefcomplaint)", "nullif(trim(t.chiefcomplaint), '') IS NOT NULL"
     return f"""

@@ -7,7 +7,9 @@ intervals derived from the fiducial points: HR = 60000 / RR, PR = QRS onset − 
 end − QRS onset, QT = T end − QRS onset (ms). MIMIC-IV-ECG writes 29999 for a fiducial point the
 machine could not place; such values, and a PR that is missing, non-positive or meaningless
 because the statements mention atrial fibrillation, are shown as n/a. ``field_format`` "pandas"
-prints the EarlyDx authors' line instead (``_as_pandas``).
+prints the EarlyDx authors' line instead (``_as_pandas``). Two records at the latest ``ecg_time``:
+the higher study_id, or under ``tie_order`` "pandas" the authors' pick, the last row after pandas'
+unstable sort by ecg_time of the patient's records by the cutoff in file order.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_order import pandas_order
 from admitdx.tasks.sections.pandas_print import column_kinds, is_missing, kinds_sql, pandas_str
+from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 TABLE = "ecg.machine_measurements"
 MISSING_SENTINEL = 29999
@@ -42,8 +46,17 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         points += (
             f", kinds := {kinds_sql(column_kinds(src, TABLE, tuple(c for c in _POINTS if c in columns)))}"
         )
+    record = f"struct_pack(statements := {statements}, {points})"
+    if p.tie_order == "pandas":
+        return f"""
+            SELECT c.stay_id, list(struct_pack(t := CAST(m.ecg_time AS TIMESTAMP), r := {record})
+                                   ORDER BY m.{SOURCE_ROW}) AS v
+            FROM cohort c JOIN {numbered(TABLE)} m ON m.subject_id = c.subject_id
+            WHERE CAST(m.ecg_time AS TIMESTAMP) <= c.cutoff {lookback}
+            GROUP BY c.stay_id
+        """
     return f"""
-        SELECT c.stay_id, struct_pack(statements := {statements}, {points}) AS v
+        SELECT c.stay_id, {record} AS v
         FROM cohort c JOIN {TABLE} m ON m.subject_id = c.subject_id
         WHERE CAST(m.ecg_time AS TIMESTAMP) <= c.cutoff {lookback}
         QUALIFY row_number() OVER (PARTITION BY c.stay_id ORDER BY m.ecg_time DESC, m.study_id DESC) = 1
@@ -59,9 +72,11 @@ def _interval(a: float | None, b: float | None) -> str:
     return "n/a" if a is None or b is None else f"{b - a:g}"
 
 
-def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:
+def _render(v: Any, p: SectionOptions) -> str | None:
     if v is None:
         return None
+    if isinstance(v, list):  # tie_order "pandas": the records in file order
+        v = v[pandas_order([x["t"] for x in v])[-1]]["r"]
     if p.field_format == "pandas":
         return _as_pandas(v)
     statements = [s.strip() for s in v["statements"] if s and s.strip()]

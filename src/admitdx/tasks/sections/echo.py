@@ -22,7 +22,7 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section
 from admitdx.tasks.sections.options import SectionOptions
-from admitdx.tasks.sections.pandas_print import PANDAS_NA, column_kinds, pandas_str
+from admitdx.tasks.sections.pandas_print import NA_SQL, column_kinds, pandas_str
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 TABLES = ("echo.structured_measurement", "echo.structured_measurements")
@@ -71,7 +71,7 @@ def _none_missing(p: SectionOptions) -> str:
     the empty ones, as the authors' ``dropna(subset=['result'])`` does."""
     if p.echo_none == "keep":
         return ""
-    return f" AND e.result NOT IN ({', '.join(repr(x) for x in sorted(PANDAS_NA))})"
+    return f" AND e.result NOT IN ({NA_SQL})"
 
 
 def _render(v: dict[str, Any] | None, p: SectionOptions) -> str | None:

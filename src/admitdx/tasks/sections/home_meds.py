@@ -7,7 +7,9 @@ sorts the names, so the cap keeps the same names however the reconciliation was 
 (``name.dropna().unique()[:12]``) — a medication reconciled early can then push a later one past
 the cap. The charttime filter (§3.2) stays unless ``home_meds_cutoff`` is False (the authors apply
 none); ``home_meds_more`` False leaves out the count of names past the cap, as they do, and
-``field_format`` "pandas" keeps a name as medrecon spells it, untrimmed.
+``field_format`` "pandas" keeps a name as medrecon spells it, untrimmed, and reads it as their
+pandas does: a name it takes for missing ("None", "NA", …, ``pandas_print.PANDAS_NA``) is dropped, a
+blank one (spaces) is a name.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from admitdx.sources.mimic import MimicSource
 from admitdx.tasks.sections.base import Section, require
 from admitdx.tasks.sections.options import SectionOptions
+from admitdx.tasks.sections.pandas_print import NA_SQL
 from admitdx.tasks.sections.source_order import SOURCE_ROW, numbered
 
 
@@ -27,7 +30,9 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
     table = numbered("ed.medrecon") if source else "ed.medrecon"
     first = f"min(m.{SOURCE_ROW})" if source else "NULL"
     # field_format "pandas" keeps a name as medrecon spells it ("*iron liquid " with its space)
-    name = "m.name" if p.field_format == "pandas" else "trim(m.name)"
+    pandas = p.field_format == "pandas"
+    name = "m.name" if pandas else "trim(m.name)"
+    named = f"m.name NOT IN ('', {NA_SQL})" if pandas else "nullif(trim(m.name), '') IS NOT NULL"
     cutoff = (
         "coalesce(CAST(m.charttime AS TIMESTAMP), c.ed_intime) <= c.cutoff" if p.home_meds_cutoff else "TRUE"
     )
@@ -35,7 +40,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         WITH names AS (
             SELECT c.stay_id, {name} AS name, {first} AS first_row
             FROM cohort c JOIN {table} m ON m.stay_id = c.stay_id
-            WHERE {cutoff} AND nullif(trim(m.name), '') IS NOT NULL
+            WHERE {cutoff} AND {named}
             GROUP BY c.stay_id, {name}
         )
         SELECT stay_id,

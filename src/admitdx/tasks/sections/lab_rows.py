@@ -12,7 +12,7 @@ is "question-mark"):
     in_admission    carries the admission's hadm_id and charted/stored by the cutoff ("admission")
     baseline        a baseline creatinine / haemoglobin drawn before t0 (or ED arrival)
     of_admission    carries the admission's hadm_id, any time (``lab_format`` "authors" only)
-    source_row      the row's place in labevents (``lab_format`` "authors" only)
+    source_row      the row's place in labevents (``lab_format`` "authors" or ``tie_order`` "pandas")
 """
 
 from __future__ import annotations
@@ -39,13 +39,16 @@ def prepare_lab_rows(src: MimicSource, p: SectionOptions) -> bool:
     items = ", ".join(str(i) for i in BASELINE_ITEMS.values())
     # the authors take the latest result even when it has no number ("creatinine nan")
     has_number = "TRUE" if p.field_format == "pandas" else "l.valuenum IS NOT NULL"
-    baseline = f"(l.itemid IN ({items}) AND {charttime} < {before} AND {has_number})"
+    # baseline_time "both": under storetime also stored before t0, as the authors' builder asks
+    stored = f" AND {event_time(p, 'l')} < {before}" if p.baseline_time == "both" else ""
+    baseline = f"(l.itemid IN ({items}) AND {charttime} < {before}{stored} AND {has_number})"
     authors = p.lab_format == "authors"
     # the authors' format prints values as the file spells them and orders rows as their pandas
     # code does, from file order; it also tells an admission with results none of which is in the
     # window ("Initial labs (0): ") from one with none at all ("Initial labs (0): None")
     value = "CAST(l.value AS VARCHAR)" if authors else "nullif(trim(CAST(l.value AS VARCHAR)), '')"
     of_admission = "TRY_CAST(l.hadm_id AS BIGINT) = c.hadm_id" if authors else "FALSE"
+    in_file_order = authors or p.tie_order == "pandas"
     with_value = (
         "TRUE"
         if p.valueless_labs == "question-mark"
@@ -60,8 +63,9 @@ def prepare_lab_rows(src: MimicSource, p: SectionOptions) -> bool:
                TRY_CAST(l.ref_range_lower AS DOUBLE) AS lo, TRY_CAST(l.ref_range_upper AS DOUBLE) AS hi,
                nullif(trim(CAST(l.flag AS VARCHAR)), '') IS NOT NULL AS abnormal,
                {in_ed_stay} AS in_ed_stay, {in_admission} AS in_admission, {baseline} AS baseline,
-               {of_admission} AS of_admission, {f"l.{SOURCE_ROW}" if authors else "NULL"} AS {SOURCE_ROW}
-        FROM cohort c JOIN {numbered("hosp.labevents") if authors else "hosp.labevents"} l
+               {of_admission} AS of_admission,
+               {f"l.{SOURCE_ROW}" if in_file_order else "NULL"} AS {SOURCE_ROW}
+        FROM cohort c JOIN {numbered("hosp.labevents") if in_file_order else "hosp.labevents"} l
              ON l.subject_id = c.subject_id
         WHERE ({in_ed_stay} OR {in_admission} OR {baseline} OR {of_admission}) AND {with_value}
     """)

@@ -61,7 +61,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
         return None
     kind = _kind(p, src)
     if p.omr_same_day == "pandas":
-        return _every_row_sql(kind, _by_day(p))
+        return _every_row_sql(kind, p)
     source = p.omr_same_day == "source"
     table = numbered("hosp.omr") if source else "hosp.omr"
     same_day = f"{SOURCE_ROW} DESC" if source else "seq_num DESC, name, value"
@@ -71,6 +71,7 @@ def _sql(p: SectionOptions, src: MimicSource) -> str | None:
                    CAST(o.chartdate AS DATE) AS d, o.seq_num{f", o.{SOURCE_ROW}" if source else ""}
             FROM cohort c JOIN {table} o ON o.subject_id = c.subject_id
             WHERE CAST(o.chartdate AS DATE) {_by_day(p)} CAST(c.cutoff AS DATE)
+              {_t0_day(p)}
         ), latest AS (
             SELECT * FROM o WHERE kind IS NOT NULL
             QUALIFY row_number() OVER (PARTITION BY stay_id, kind
@@ -102,7 +103,12 @@ def _kind(p: SectionOptions, src: MimicSource) -> str:
     return f", kind := '{column_kinds(src, 'hosp.omr', ('result_value',))['result_value']}'"
 
 
-def _every_row_sql(kind: str, by_day: str) -> str:
+def _t0_day(p: SectionOptions) -> str:
+    """``omr_window`` "t0": the authors date OMR by t0's day whatever W (``chartdate <= admit``)."""
+    return "AND CAST(o.chartdate AS DATE) <= CAST(c.t0 AS DATE)" if p.omr_window == "t0" else ""
+
+
+def _every_row_sql(kind: str, p: SectionOptions) -> str:
     """The patient's rows by the cutoff day, every result name, in ``hosp.omr`` order: the array
     the authors' ``sort_values('chartdate')`` sorts (``omr_same_day`` "pandas")."""
     return f"""
@@ -112,7 +118,8 @@ def _every_row_sql(kind: str, by_day: str) -> str:
                                                     d := CAST(o.chartdate AS DATE))
                                         ORDER BY o.{SOURCE_ROW}){kind}) AS v
         FROM cohort c JOIN {numbered("hosp.omr")} o ON o.subject_id = c.subject_id
-        WHERE CAST(o.chartdate AS DATE) {by_day} CAST(c.cutoff AS DATE)
+        WHERE CAST(o.chartdate AS DATE) {_by_day(p)} CAST(c.cutoff AS DATE)
+          {_t0_day(p)}
         GROUP BY c.stay_id
     """
 

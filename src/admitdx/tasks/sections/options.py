@@ -52,3 +52,10 @@ class SectionOptions:
     omr_cutoff_day: Literal["keep", "drop"] = "keep"  # OMR values of the cutoff's own day (issue 29)
     echo_none: Literal["keep", "missing"] = "keep"
     dedupe: Literal["casefold", "exact"] = "casefold"
+    # equal sort keys (two ECGs at one time, ED diagnoses sharing a seq_num, …): admitdx's second
+    # key, or "pandas": the authors' unstable sort over the rows in file order (pandas_order.py)
+    tie_order: Literal["admitdx", "pandas"] = "admitdx"
+    # a baseline lab is dated by its charttime, or "both": also by the ``timestamps`` time (the authors')
+    baseline_time: Literal["charttime", "both"] = "charttime"
+    # OMR by the cutoff's day (t0 + W), or "t0": by t0's day whatever W (the authors')
+    omr_window: Literal["cutoff", "t0"] = "cutoff"

@@ -29,6 +29,9 @@ PANDAS_NA = frozenset({
     "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })  # fmt: skip
 
+#: PANDAS_NA as a SQL list, for ``column NOT IN ('', {NA_SQL})``.
+NA_SQL = ", ".join(repr(x) for x in sorted(PANDAS_NA))
+
 _NUMERIC = ("DOUBLE", "FLOAT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT", "DECIMAL")
 
 
@@ -40,13 +43,12 @@ def is_missing(text: str | None) -> bool:
 def column_kinds(src: MimicSource, table: str, columns: tuple[str, ...]) -> dict[str, Kind]:
     """The dtype pandas infers for each column of ``table`` (read whole)."""
     types = {r[0]: str(r[1]) for r in src.con.execute(f"DESCRIBE {table}").fetchall()}
-    missing = ", ".join(repr(x) for x in sorted(PANDAS_NA))
     tests = []
     for c in columns:
         if types[c].startswith(_NUMERIC):
             tests += [f"count({c}) = count(*) AND coalesce(bool_and({c} = floor({c})), TRUE)", "TRUE"]
         else:
-            x = f"(CASE WHEN {c} IN ('', {missing}) THEN NULL ELSE {c} END)"
+            x = f"(CASE WHEN {c} IN ('', {NA_SQL}) THEN NULL ELSE {c} END)"
             integer = f"regexp_full_match({x}, '\\s*[+-]?\\d+\\s*')"
             tests += [
                 f"count({x}) = count(*) AND coalesce(bool_and({integer}), TRUE)",
