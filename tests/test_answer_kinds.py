@@ -71,7 +71,7 @@ def test_subset_must_be_a_count_and_never_a_boolean(tmp_path: Path, value: str, 
     path = write(tmp_path, "majority", extra=f"    subset: {value}\n")
     with pytest.raises(
         UsageError,
-        match=rf"tasks.er-reason-acuity.subset must be a positive number of test instances \(got {shown}\)",
+        match=rf"tasks.er-reason-acuity.subset: {shown} is not a positive number of test instances",
     ):
         load_study(path)
     assert load_study(write(tmp_path, "majority", extra="    subset: 3\n")).tasks[0].subset == 3

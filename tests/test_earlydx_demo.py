@@ -179,7 +179,8 @@ def test_label_text_dictionary_scores_long_titles_with_the_same_labels(
 
 def test_an_interrupted_rebuild_leaves_the_previous_dataset_untouched(demo_dir: Path, tmp_path: Path) -> None:
     build_earlydx(demo_dir, tmp_path, EarlyDxParams())
-    before = {f: (tmp_path / f).read_bytes() for f in ("instances.jsonl", "manifest.json", "split.csv")}
+    kept = ("instances.jsonl", "manifest.json", "split.csv", "leak_audit.jsonl")
+    before = {f: (tmp_path / f).read_bytes() for f in kept}
 
     def stop_midway(stage: str, done: int, total: int) -> None:
         if stage == "encounters":
@@ -193,6 +194,7 @@ def test_an_interrupted_rebuild_leaves_the_previous_dataset_untouched(demo_dir: 
             "instances.jsonl",
             "instances.parquet",
             "manifest.json",
+            "leak_audit.jsonl",
             "coverage.csv",
             "split.csv",
             "README.md",

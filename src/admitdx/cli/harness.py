@@ -50,11 +50,11 @@ _Keep = Annotated[
 
 def _export(harness: str, dataset: Path, out: Path, system: str, config: Path | None, set_: list[str] | None,
             name: str | None, split: str, keep: bool) -> None:  # fmt: skip
-    from admitdx.cli.predict import checked_options
     from admitdx.harness.calls import Scope
     from admitdx.harness.export import CALLS_FILE, export_calls
     from admitdx.harness.task_files import write_inspect, write_lmeval
     from admitdx.systems.config import load_config
+    from admitdx.systems.options import checked_options
 
     choice = load_config(config).choose(system)
     options = checked_options(choice.kind, choice.name, {**choice.options, **parse_key_values(set_)})
