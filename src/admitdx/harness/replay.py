@@ -40,7 +40,7 @@ from admitdx.systems.llm import LLMPredictor
 from admitdx.systems.part_calls import _joined as joined_prediction  # predict's own join of part answers
 from admitdx.systems.runner import build_system, system_view
 from admitdx.systems.sample_log import SAMPLES_FILE, SampleLog
-from admitdx.tasks.spec import TaskSpec
+from admitdx.tasks.spec import ANSWER_KINDS, TaskSpec
 
 #: How many ids a refusal lists before "…".
 _SHOWN = 5
@@ -238,6 +238,7 @@ def _difference(sent: list[dict[str, str]] | str | None, messages: list[dict[str
     INSPECT,
     "an Inspect AI log of a task `admitdx export inspect` wrote (option `log: PATH`), read as predict reads "
     "a server's answers",
+    answers=ANSWER_KINDS,  # whatever the exported llm system answered
 )
 class InspectReplay(HarnessReplay):
     harness = INSPECT
@@ -247,6 +248,7 @@ class InspectReplay(HarnessReplay):
     LM_EVAL,
     "the samples file of an lm-evaluation-harness run of a task `admitdx export lm-eval` wrote (option "
     "`log: PATH`), read as predict reads a server's answers",
+    answers=ANSWER_KINDS,
 )
 class LMEvalReplay(HarnessReplay):
     harness = LM_EVAL
