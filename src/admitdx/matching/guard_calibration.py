@@ -32,7 +32,7 @@ from admitdx.runs import sha256_file
 CALIBRATION_FILE = Path(str(resources.files("admitdx.matching") / "data" / "guarded_calibration.json"))
 DEFAULT_PRECISION_FLOOR = 0.95
 #: which threshold decides each case of the guard ("always": accepted whatever the similarity)
-CASE_GROUP = {"identical": "always", "same_code": "always", "unsure": "uncoded"}
+CASE_GROUP = {"identical": "always", "same_code": "always", "unsure": "uncoded", "contained": "agree"}
 #: "near-identical" is a coarse notion: scanned on a few values, not on every similarity of the set
 NEAR_IDENTICAL_GRID = np.array([0.85, 0.9, 0.95, 1.01])
 

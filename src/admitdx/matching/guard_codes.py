@@ -170,3 +170,30 @@ def compatible(a: str, b: str) -> bool:
 
 def any_compatible(left: frozenset[str], right: frozenset[str]) -> bool:
     return any(compatible(a, b) for a in left for b in right)
+
+
+def chapter(code: str) -> str | None:
+    """The ICD-10-CM chapter a code sits in (its last ancestor), None for a code the list lacks."""
+    ancestors = _ancestors(code)
+    return ancestors[-1] if ancestors else None
+
+
+@cache
+def is_open(code: str) -> bool:
+    """Whether a code leaves its condition open: a category with children (J18, D86), or a code whose
+    description says "unspecified" or "other" (D64.9 "Anemia, unspecified", J93.83 "Other
+    pneumothorax", R57.9 "Shock, unspecified"). Only such a code may stand for a more specific
+    wording of the same condition (see :func:`admitdx.matching.guard_text.contained`)."""
+    known = _known(code)
+    if known is None:
+        return False
+    words = set(normalize.expand_diagnosis(_cm().get_description(known) or "").split())
+    return not _cm().is_leaf(known) or bool(words & {"unspecified", "other", "nos"})
+
+
+def code_descriptions(codes: frozenset[str], most: int = 3) -> list[str]:
+    """The tabular-list descriptions of a few codes (none when there are more than ``most``: a text
+    the dictionary reads as many codes is too vague for its titles to add words)."""
+    if len(codes) > most:
+        return []
+    return [d for c in sorted(codes) if (k := _known(c)) and (d := _cm().get_description(k))]
