@@ -59,6 +59,7 @@ _EXCLUSIVE = (
     frozenset({"viral", "staphylococcal"}),
     frozenset({"abscess", "hematoma"}),
     frozenset({"infarction", "transient"}),
+    frozenset({"insipidus", "mellitus"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
@@ -74,6 +75,8 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
               "enterococcus": "enterococcus", "enterococcal": "enterococcus", "proteus": "proteus",
               "mycoplasma": "mycoplasma", "legionella": "legionella", "candida": "candida",
               "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
+#: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
+_CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol"}
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
@@ -108,7 +111,8 @@ class Terms:
 
 
 def _alternation(phrases: list[str]) -> re.Pattern[str]:
-    return re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(phrases, key=len, reverse=True)) + r")\b")
+    alternatives = "|".join(re.escape(k) for k in sorted(phrases, key=len, reverse=True))
+    return re.compile(r"\b(" + alternatives + r")\b")
 
 
 @cache
@@ -163,7 +167,7 @@ def readings(text: str) -> tuple[str, ...]:
     out = [lowered]
     for term in found:
         pattern = re.compile(rf"\b{re.escape(term)}\b")
-        out = [pattern.sub(lambda _, m=meaning: m, r) for r in out for meaning in t.meanings[term]][:MAX_READINGS]
+        out = [pattern.sub(lambda _, m=m: m, r) for r in out for m in t.meanings[term]][:MAX_READINGS]
     return tuple(dict.fromkeys(out))
 
 
@@ -205,7 +209,8 @@ def _plain(text: str) -> frozenset[str]:
 
 def _singular(word: str) -> str:
     """A plural's singular ("metastases" and "itis"/"osis" words stay)."""
-    return word[:-1] if word.endswith("s") and not word.endswith(("is", "us", "ss", "es")) and len(word) > 4 else word
+    plural = word.endswith("s") and not word.endswith(("is", "us", "ss", "es")) and len(word) > 4
+    return word[:-1] if plural else word
 
 
 #: an added word with one of these endings names a second condition, not detail (cholelithiasis ↔
@@ -263,7 +268,8 @@ def uncovered_bleeding(prediction: str, reference: str) -> str | None:
     variceal hemorrhage; ICD-10-CM separates them, I85.00 ↔ I85.01)."""
     said = {w[:5] for w in guard_expand(prediction).split()}
     # a bleed the reference denies ("without hemorrhage", "without bleeding") is no complication
-    named = {w[:5] for w in re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference)).split()}
+    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference))
+    named = {w[:5] for w in kept.split()}
     if any(b in named for b in _BLEEDING) and not any(b in said for b in _BLED):
         return "reference adds hemorrhage"
     return None
@@ -355,7 +361,7 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
-    for what, named in (("organ", _ORGANS), ("organism", _ORGANISMS)):
+    for what, named in (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES)):
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"

@@ -344,9 +344,9 @@ def _one_names_the_other(prediction: str, variants: list[str], p: Reading, r: Re
     hypertension", and "diabetes" with no code never names "diabetes insipidus"."""
     meet = bool({chapter(c) for c in p.codes} & {chapter(c) for c in r.codes})
     p_titles = code_descriptions(p.codes) if p.firm else []
-    if any(is_open(c) for c in r.codes) and (meet or not p.firm):
-        if any(contained(v, prediction, p_titles) for v in variants):
-            return True
+    reference_open = any(is_open(c) for c in r.codes) and (meet or not p.firm)
+    if reference_open and any(contained(v, prediction, p_titles) for v in variants):
+        return True
     if any(is_open(c) for c in p.codes) and (meet or not r.firm):
         return contained(prediction, variants[0], variants[1:])
     return False
