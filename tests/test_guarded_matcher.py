@@ -19,6 +19,7 @@ from admitdx.embeddings import Embedder
 from admitdx.matching.adjudicated import read_pairs, score_matcher
 from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
+from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.guard_codes import chapter, compatible, exact_codes, given_codes, is_open, stands_for
 from admitdx.matching.guard_text import (
     TERMS_FILE,
@@ -87,6 +88,8 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Alcoholic ketoacidosis", "Diabetic ketoacidosis", "cause alcohol vs diabetes"),
         ("Diabetic ketoacidosis", "Type 1 diabetes mellitus with ketoacidosis", None),
         ("Diabetes insipidus", "Diabetes mellitus", "insipidus"),
+        ("Cocaine overdose", "Poisoning by heroin, accidental", "substance cocaine vs opioid"),
+        ("Opioid overdose", "Poisoning by heroin, accidental", None),  # heroin is an opioid
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -109,6 +112,17 @@ def test_terms_spell_out_mimic_titles_and_lay_terms() -> None:
     assert guard_expand("GRAND MAL STATUS") == "generalized convulsive status"  # ICD-9 345.1 inclusion
     # a second pass spells out what the first produced: tylenol → acetaminophen, overdose → poisoning
     assert guard_expand("Tylenol overdose") == "poisoning by 4 aminophenol derivatives"
+
+
+def test_cms_short_title_words_are_learned_and_read_in_upper_case_titles_only() -> None:
+    learned = cms_abbreviations()
+    assert len(learned) > 1000
+    assert (learned["hrt"], learned["hmrhg"], learned["gastrtis"]) == ("heart", "hemorrhage", "gastritis")
+    assert "dis" not in learned  # split between disease and disorder: under the 60 % share
+    assert "arm" not in learned and "cord" not in learned  # words of the long titles themselves
+    assert guard_expand("ACUTE GASTRTIS W/O HMRHG") == "acute gastritis without hemorrhage"
+    assert guard_expand("Acute gastrtis w/o hmrhg") == "acute gastrtis without hemorrhage"  # not a title
+    assert exact_codes("ACUTE GASTRTIS W/O HMRHG") == {"K2900"}  # 535.00 through the GEM
 
 
 def test_every_term_names_its_source_and_ambiguous_terms_stay_unexpanded() -> None:

@@ -31,7 +31,7 @@ from importlib import metadata
 from pathlib import Path
 
 from admitdx.embeddings import cache_root
-from admitdx.matching import guard_text, normalize
+from admitdx.matching import guard_cms, guard_text, normalize
 from admitdx.matching.guard_text import content_words, terms
 from admitdx.ontology import gems, icd
 
@@ -52,7 +52,7 @@ def _index_key() -> str:
     normaliser), the term table, and the dictionaries' package versions. A change to any of them
     makes a new cache file, so a stale index is never read."""
     h = hashlib.sha256()
-    for module in (guard_text, normalize):
+    for module in (guard_text, guard_cms, normalize):
         h.update(Path(str(module.__file__)).read_bytes())
     h.update(Path(__file__).read_bytes())
     h.update(terms().sha256.encode())
@@ -88,7 +88,9 @@ def _build_index() -> dict[str, frozenset[str]]:
                 found.setdefault(key, set()).add(code)
     for code in icd.codes(9, billable_only=True):
         targets = gems.icd9_to_icd10(code)
-        for text in {icd.title(code, 9), icd.short_title(code, 9)} - {None}:
+        short = icd.short_title(code, 9)
+        # the short title also as MIMIC-IV-ED shows it, upper case: read with the learned CMS words
+        for text in {icd.title(code, 9), short, short.upper() if short else None} - {None}:
             if targets and (key := _key(text)):
                 found.setdefault(key, set()).update(targets)
     return {k: frozenset(v) for k, v in found.items()}

