@@ -16,21 +16,13 @@ import pytest
 from tests.matching_data import write_case_dirs
 
 from admitdx.embeddings import Embedder
+from admitdx.matching import guard_text
 from admitdx.matching.adjudicated import read_pairs, score_matcher
 from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
 from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.guard_codes import chapter, compatible, exact_codes, given_codes, is_open, stands_for
-from admitdx.matching.guard_text import (
-    TERMS_FILE,
-    contained,
-    contrast,
-    guard_expand,
-    readings,
-    terms,
-    uncovered_bleeding,
-    uncovered_complication,
-)
+from admitdx.matching.guard_text import contrast, guard_expand, uncovered_bleeding, uncovered_complication
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
 from admitdx.matching.runner import run_matcher
@@ -85,6 +77,7 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ),
         ("Ischemic stroke", "Transient cerebral ischemic attack, unspecified", "infarction vs transient"),
         ("Traumatic subdural hematoma", "TRAUM SUBARACHNOID HEM", "subarachnoid"),
+        # two causes, two kinds of diabetes, two classes of substance
         ("Alcoholic ketoacidosis", "Diabetic ketoacidosis", "cause alcohol vs diabetes"),
         ("Diabetic ketoacidosis", "Type 1 diabetes mellitus with ketoacidosis", None),
         ("Diabetes insipidus", "Diabetes mellitus", "insipidus"),
@@ -128,19 +121,19 @@ def test_cms_short_title_words_are_learned_and_read_in_upper_case_titles_only() 
 def test_every_term_names_its_source_and_ambiguous_terms_stay_unexpanded() -> None:
     import csv
 
-    with TERMS_FILE.open(encoding="utf-8", newline="") as f:
+    with guard_text.TERMS_FILE.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) > 550 and all(r["source"].strip() and r["expansion"].strip() for r in rows)
-    t = terms()
+    t = guard_text.terms()
     assert t.meanings["ich"] == ("intracerebral hemorrhage", "intracranial hemorrhage")
     assert "ms" not in t.table and set(t.meanings["ms"]) == {"multiple sclerosis", "mitral stenosis"}
     assert guard_expand("MS") == "ms"  # no meaning is preferred in the text itself
 
 
 def test_an_ambiguous_abbreviation_is_read_in_every_meaning() -> None:
-    assert readings("Hives") == ("Hives",)  # nothing ambiguous: the text as given
-    assert readings("ICH") == ("intracerebral hemorrhage", "intracranial hemorrhage")
-    assert readings("ARF, ICH") == (
+    assert guard_text.readings("Hives") == ("Hives",)  # nothing ambiguous: the text as given
+    assert guard_text.readings("ICH") == ("intracerebral hemorrhage", "intracranial hemorrhage")
+    assert guard_text.readings("ARF, ICH") == (
         "acute kidney failure, intracerebral hemorrhage",
         "acute kidney failure, intracranial hemorrhage",
         "acute respiratory failure, intracerebral hemorrhage",
@@ -166,7 +159,7 @@ def test_an_ambiguous_abbreviation_is_read_in_every_meaning() -> None:
 def test_containment_credits_detail_not_a_second_condition(
     general: str, specific: str, titles: tuple[str, ...], expected: bool
 ) -> None:
-    assert contained(general, specific, titles) is expected
+    assert guard_text.contained(general, specific, titles) is expected
 
 
 @pytest.mark.parametrize(
