@@ -319,15 +319,15 @@ def test_summary_carries_the_calibration_and_the_verdicts(matcher: GuardedMatche
 @pytest.mark.skipif(not DEV_PAIRS.exists(), reason=f"{DEV_PAIRS} is not in this checkout")
 def test_dev_pairs_reach_the_precision_floor(matcher: GuardedMatcher) -> None:
     recorded = recorded_guard_calibration()
-    assert recorded is not None and recorded.precision_floor == 0.95
+    assert recorded is not None and recorded.precision_floor == 0.97  # the 0.95, with a margin
     on_dev = {f["file"]: f for f in recorded.files}["pairs_dev.jsonl"]
     scores = score_matcher(matcher, read_pairs(DEV_PAIRS))
     assert scores.precision >= recorded.precision_floor
     assert (round(scores.precision, 4), round(scores.recall, 4)) == (on_dev["precision"], on_dev["recall"])
     assert on_dev["sha256"] == sha256_file(DEV_PAIRS)  # calibrated on this very file (among others)
     assert [f["file"] for f in recorded.files] == [p.name for p in USED_PAIRS]
-    for f, path in zip(recorded.files, USED_PAIRS, strict=True):  # each reaches the floor, as it is now
-        assert f["precision"] >= recorded.precision_floor
+    for f, path in zip(recorded.files, USED_PAIRS, strict=True):  # each reaches the 0.95, as now
+        assert f["precision"] >= 0.95
         assert not path.exists() or sha256_file(path) == f["sha256"]
 
 
