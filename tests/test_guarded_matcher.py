@@ -83,6 +83,10 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Diabetes insipidus", "Diabetes mellitus", "insipidus"),
         ("Cocaine overdose", "Poisoning by heroin, accidental", "substance cocaine vs opioid"),
         ("Opioid overdose", "Poisoning by heroin, accidental", None),  # heroin is an opioid
+        ("Pancreatic cancer", "Acute pancreatitis", "malignancy"),  # a malignancy on one side only
+        ("Breast mass", "MAL NEO BREAST NOS", "malignancy"),
+        ("Rectal adenocarcinoma", "Malignant neoplasm of rectum", None),
+        ("Aortic stenosis", "Aortic regurgitation", "insufficiency"),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -154,6 +158,7 @@ def test_an_ambiguous_abbreviation_is_read_in_every_meaning() -> None:
         ("Systolic heart failure", "Combined systolic and diastolic heart failure", (), False),  # 2nd value
         ("Cholecystitis", "Calculus of gallbladder without cholecystitis", (), False),  # denied
         ("Bacteremia", "MRSA bacteremia", (), True),
+        ("Obstruction", "Small bowel obstruction", (), False),  # a catch-all
     ],
 )
 def test_containment_credits_detail_not_a_second_condition(
@@ -259,6 +264,22 @@ def _verdict(matcher: GuardedMatcher, prediction: str, reference: str, code: str
         ("Iron deficiency anemia", "AC POSTHEMORRHAG ANEMIA", "2851", "ICD-9-CM", False, ""),  # siblings
         ("Pulmonary hypertension", "Essential (primary) hypertension", "I10", "ICD-10-CM", False, ""),
         ("Diabetes insipidus", "Diabetes mellitus", None, None, False, ""),
+        (
+            "Breast CA",
+            "Malignant neoplasm of unsp site of unspecified female breast",
+            "C50919",
+            "ICD-10-CM",
+            True,
+            "",
+        ),  # "CA" read as cancer (and calcium): the malignancy contrast does not refuse it
+        (
+            "Hodgkin's disease",
+            "Hodgkin lymphoma, unspecified, unspecified site",
+            "C8190",
+            "ICD-10-CM",
+            True,
+            "",
+        ),
     ],
 )
 def test_guard_classes(

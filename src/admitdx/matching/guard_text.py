@@ -61,6 +61,7 @@ _EXCLUSIVE = (
     frozenset({"abscess", "hematoma"}),
     frozenset({"infarction", "transient"}),
     frozenset({"insipidus", "mellitus"}),
+    frozenset({"stenosis", "insufficiency"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
@@ -87,6 +88,12 @@ _SUBSTANCES = {"cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "op
                "salicylates": "salicylate", "amphetamine": "amphetamine",
                "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
                "lithium": "lithium", "insulin": "insulin"}  # fmt: skip
+#: words that name a malignancy: a text with one and a text with none name different conditions
+#: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
+_MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
+                        "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
+                        "melanoma", "glioblastoma", "glioma", "mesothelioma"})  # fmt: skip
+_MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma")  # adenocarcinoma, liposarcoma, neuroblastoma
 _NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES))
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
@@ -211,7 +218,7 @@ GENERIC = frozenset({
     "syndrome", "condition", "problem", "pain", "failure", "insufficiency", "derangement", "metabolic",
     "psychiatric", "mental", "electrolyte", "other", "acute", "chronic", "primary", "secondary",
     "heart", "cardiac", "liver", "hepatic", "kidney", "lung", "pulmonary", "brain", "cerebral", "skin",
-    "bone", "blood", "leukemia", "lymphoma", "carcinoma",
+    "bone", "blood", "leukemia", "lymphoma", "carcinoma", "obstruction",
 })  # fmt: skip
 
 
@@ -377,6 +384,8 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
+    if _malignant(sa) != _malignant(sb):
+        return "malignancy named on one side only"
     for what, named in _NAMED_AXES:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
@@ -400,6 +409,10 @@ def contrast(a: str, b: str) -> str | None:
             if x != y and _same_stem_other_suffix(x, y):
                 return f"{x} vs {y}"
     return None
+
+
+def _malignant(words: set[str]) -> bool:
+    return bool(words & _MALIGNANT) or any(w.endswith(_MALIGNANT_ENDINGS) for w in words)
 
 
 def _same_stem_other_suffix(x: str, y: str) -> bool:
