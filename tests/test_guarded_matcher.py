@@ -87,7 +87,7 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Breast mass", "MAL NEO BREAST NOS", "malignancy"),
         ("Rectal adenocarcinoma", "Malignant neoplasm of rectum", None),
         ("Aortic stenosis", "Aortic regurgitation", "insufficiency"),
-        ("Fatty liver", "Unspecified cirrhosis of liver", "cirrhosis vs fatty"),
+        ("Fatty liver", "Unspecified cirrhosis of liver", "cirrhosis"),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
