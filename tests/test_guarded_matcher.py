@@ -16,10 +16,12 @@ import pytest
 from tests.matching_data import write_case_dirs
 
 from admitdx.embeddings import Embedder
+from admitdx.matching import guard_text
 from admitdx.matching.adjudicated import read_pairs, score_matcher
 from admitdx.matching.base import MatchTask
-from admitdx.matching.guard_calibration import choose_thresholds, recorded_guard_calibration
-from admitdx.matching.guard_codes import compatible, exact_codes, given_codes, stands_for
+from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
+from admitdx.matching.guard_cms import cms_abbreviations
+from admitdx.matching.guard_codes import chapter, compatible, exact_codes, given_codes, is_open, stands_for
 from admitdx.matching.guard_text import contrast, guard_expand, uncovered_bleeding, uncovered_complication
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
@@ -27,6 +29,9 @@ from admitdx.matching.runner import run_matcher
 from admitdx.runs import sha256_file
 
 DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.jsonl"
+#: the pair sets the shipped calibration was chosen on (all three are used for development now)
+USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
+              DEV_PAIRS.parent.parent / "pairs2" / "pairs_heldout2.jsonl")  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -55,6 +60,34 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
         ("Acute myeloid leukemia", "Acute lymphocytic leukemia", "lymphocytic"),
         ("Streptococcal pneumonia", "Viral pneumonia", "streptococcal"),
         ("HFrEF", "Chronic diastolic heart failure", "systolic vs diastolic"),
+        # organs and organisms: each side names one, and they share none
+        ("Acute liver failure", "Acute kidney failure, unspecified", "organ"),
+        ("Cardiac sarcoidosis", "Sarcoidosis of lung", "organ"),
+        ("Hypertensive heart and kidney disease", "Hypertensive chronic kidney disease", None),
+        ("Pneumococcal pneumonia", "Pneumonia due to Klebsiella pneumoniae", "organism"),
+        ("Pneumococcal pneumonia", "Pneumonia due to Streptococcus pneumoniae", None),
+        ("Strep pharyngitis", "Streptococcal pharyngitis", None),  # genus by noun or adjective
+        # a denied clause the other side names (not one it only half names)
+        ("Rib contusion without fracture", "FX MULT RIBS NOS-CLOSED", "without fracture"),
+        ("Acute pulmonary embolism", "Other pulmonary embolism without acute cor pulmonale", None),
+        (
+            "Subdural hematoma without loss of consciousness",
+            "Subdural hemorrhage, no loss of consciousness",
+            None,
+        ),
+        ("Ischemic stroke", "Transient cerebral ischemic attack, unspecified", "infarction vs transient"),
+        ("Traumatic subdural hematoma", "TRAUM SUBARACHNOID HEM", "subarachnoid"),
+        # two causes, two kinds of diabetes, two classes of substance
+        ("Alcoholic ketoacidosis", "Diabetic ketoacidosis", "cause alcohol vs diabetes"),
+        ("Diabetic ketoacidosis", "Type 1 diabetes mellitus with ketoacidosis", None),
+        ("Diabetes insipidus", "Diabetes mellitus", "insipidus"),
+        ("Cocaine overdose", "Poisoning by heroin, accidental", "substance cocaine vs opioid"),
+        ("Opioid overdose", "Poisoning by heroin, accidental", None),  # heroin is an opioid
+        ("Pancreatic cancer", "Acute pancreatitis", "malignancy"),  # a malignancy on one side only
+        ("Breast mass", "MAL NEO BREAST NOS", "malignancy"),
+        ("Rectal adenocarcinoma", "Malignant neoplasm of rectum", None),
+        ("Aortic stenosis", "Aortic regurgitation", "insufficiency"),
+        ("Fatty liver", "Unspecified cirrhosis of liver", "cirrhosis"),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -70,6 +103,71 @@ def test_terms_spell_out_mimic_titles_and_lay_terms() -> None:
     assert guard_expand("heart attack") == "myocardial infarction"
     assert guard_expand("Low serum magnesium") == "hypomagnesemia"  # the lay form of an ion's hypo-
     assert guard_expand("High potassium") == "hyperkalemia"
+    assert guard_expand("Hives") == "urticaria"
+    assert guard_expand("Coffee-ground emesis") == "hematemesis"
+    assert guard_expand("Slipped disc in lower back") == "intervertebral disc displacement in lumbar region"
+    assert guard_expand("DVRTCLI COLON W/O HMRHG") == "diverticulitis colon without hemorrhage"
+    assert guard_expand("GRAND MAL STATUS") == "generalized convulsive status"  # ICD-9 345.1 inclusion
+    # a second pass spells out what the first produced: tylenol → acetaminophen, overdose → poisoning
+    assert guard_expand("Tylenol overdose") == "poisoning by 4 aminophenol derivatives"
+    assert guard_expand("Fatty liver") == "fatty liver disease"  # a row holding its own term: once
+    assert guard_expand("CHB") == "complete atrioventricular block"  # heart block → AV block
+
+
+def test_cms_short_title_words_are_learned_and_read_in_upper_case_titles_only() -> None:
+    learned = cms_abbreviations()
+    assert len(learned) > 1000
+    assert (learned["hrt"], learned["hmrhg"], learned["gastrtis"]) == ("heart", "hemorrhage", "gastritis")
+    assert "dis" not in learned  # split between disease and disorder: under the 60 % share
+    assert "arm" not in learned and "cord" not in learned  # words of the long titles themselves
+    assert guard_expand("ACUTE GASTRTIS W/O HMRHG") == "acute gastritis without hemorrhage"
+    assert guard_expand("Acute gastrtis w/o hmrhg") == "acute gastrtis without hemorrhage"  # not a title
+    assert exact_codes("ACUTE GASTRTIS W/O HMRHG") == {"K2900"}  # 535.00 through the GEM
+
+
+def test_every_term_names_its_source_and_ambiguous_terms_stay_unexpanded() -> None:
+    import csv
+
+    with guard_text.TERMS_FILE.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) > 550 and all(r["source"].strip() and r["expansion"].strip() for r in rows)
+    t = guard_text.terms()
+    assert t.meanings["ich"] == ("intracerebral hemorrhage", "intracranial hemorrhage")
+    assert "ms" not in t.table and set(t.meanings["ms"]) == {"multiple sclerosis", "mitral stenosis"}
+    assert guard_expand("MS") == "ms"  # no meaning is preferred in the text itself
+
+
+def test_an_ambiguous_abbreviation_is_read_in_every_meaning() -> None:
+    assert guard_text.readings("Hives") == ("Hives",)  # nothing ambiguous: the text as given
+    assert guard_text.readings("ICH") == ("intracerebral hemorrhage", "intracranial hemorrhage")
+    assert guard_text.readings("ARF, ICH") == (
+        "acute kidney failure, intracerebral hemorrhage",
+        "acute kidney failure, intracranial hemorrhage",
+        "acute respiratory failure, intracerebral hemorrhage",
+        "acute respiratory failure, intracranial hemorrhage",
+    )
+
+
+@pytest.mark.parametrize(
+    ("general", "specific", "titles", "expected"),
+    [
+        ("Anemia", "AC POSTHEMORRHAG ANEMIA", (), True),
+        ("Pneumonia", "Right lower lobe pneumonia", (), True),
+        ("Unspecified cirrhosis of liver", "Alcoholic cirrhosis", ("Alcoholic cirrhosis of liver",), True),
+        ("Unspecified cirrhosis of liver", "Alcoholic cirrhosis", (), False),  # "liver" is in no title
+        ("Fracture", "Displaced intertrochanteric fracture of left femur", (), False),  # a catch-all
+        ("Kidney disease", "Chronic kidney disease, stage 5", (), False),  # organ + disease: a catch-all
+        ("Cholelithiasis", "Gallstone pancreatitis", (), False),  # adds a second condition
+        ("Systolic heart failure", "Combined systolic and diastolic heart failure", (), False),  # 2nd value
+        ("Cholecystitis", "Calculus of gallbladder without cholecystitis", (), False),  # denied
+        ("Bacteremia", "MRSA bacteremia", (), True),
+        ("Obstruction", "Small bowel obstruction", (), False),  # a catch-all
+    ],
+)
+def test_containment_credits_detail_not_a_second_condition(
+    general: str, specific: str, titles: tuple[str, ...], expected: bool
+) -> None:
+    assert guard_text.contained(general, specific, titles) is expected
 
 
 @pytest.mark.parametrize(
@@ -79,6 +177,9 @@ def test_terms_spell_out_mimic_titles_and_lay_terms() -> None:
         ("Duodenal ulcer", "Duodenal ulcer without hemorrhage or perforation", False),  # a denied bleed
         ("Subdural hematoma", "Subdural hemorrhage", False),  # the bleed named by its form
         ("Cystitis", "Cystitis with hematuria", False),  # "hematuria" is no hemorrhage word
+        ("Sigmoid diverticulitis", "Diverticulitis of colon (without mention of hemorrhage)", False),
+        ("Bright red blood per rectum", "RECTAL & ANAL HEMORRHAGE", False),  # blood names the bleed
+        ("Diverticulitis", "Diverticulitis of colon with hemorrhage", True),
     ],
 )
 def test_a_bleed_the_prediction_does_not_name(prediction: str, reference: str, refused: bool) -> None:
@@ -109,6 +210,12 @@ def test_code_agreement_follows_the_hierarchy() -> None:
     assert not compatible("E870", "E875")  # hypernatremia ↔ hyperkalemia: one category, two diseases
     assert not compatible("E119", "E11621")  # type 2 diabetes ↔ its foot ulcer
     assert not compatible("I509", "N179")  # heart failure ↔ acute kidney failure
+
+
+def test_open_codes_and_chapters() -> None:
+    assert is_open("D649") and is_open("J9383") and is_open("J18")  # unspecified, other, a category
+    assert not is_open("K7030") and not is_open("I10")  # specified leaves
+    assert chapter("K7460") == chapter("K7030") != chapter("N179")
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +256,33 @@ def _verdict(matcher: GuardedMatcher, prediction: str, reference: str, code: str
             "",
         ),
         ("Pneumonia", "Sepsis, unspecified organism", "A419", "ICD-10-CM", False, ""),
+        # an ambiguous abbreviation matches in any of its meanings, and only in those
+        ("ICH", "INTRACEREBRAL HEMORRHAGE", "431", "ICD-9-CM", True, ""),
+        ("MS", "Multiple sclerosis", "G35", "ICD-10-CM", True, ""),
+        ("MS", "Myasthenia gravis without (acute) exacerbation", "G7000", "ICD-10-CM", False, ""),
+        # a parent and its child across ICD categories: the general side's code is left open
+        ("Alcoholic cirrhosis", "Unspecified cirrhosis of liver", "K7460", "ICD-10-CM", True, "more detail"),
+        ("Iron deficiency anemia", "Anemia, unspecified", "D649", "ICD-10-CM", True, "more detail"),
+        ("Septic shock", "SHOCK NOS", "78550", "ICD-9-CM", True, "more detail"),
+        ("Iron deficiency anemia", "AC POSTHEMORRHAG ANEMIA", "2851", "ICD-9-CM", False, ""),  # siblings
+        ("Pulmonary hypertension", "Essential (primary) hypertension", "I10", "ICD-10-CM", False, ""),
+        ("Diabetes insipidus", "Diabetes mellitus", None, None, False, ""),
+        (
+            "Breast CA",
+            "Malignant neoplasm of unsp site of unspecified female breast",
+            "C50919",
+            "ICD-10-CM",
+            True,
+            "",
+        ),  # "CA" read as cancer (and calcium): the malignancy contrast does not refuse it
+        (
+            "Hodgkin's disease",
+            "Hodgkin lymphoma, unspecified, unspecified site",
+            "C8190",
+            "ICD-10-CM",
+            True,
+            "",
+        ),
     ],
 )
 def test_guard_classes(
@@ -174,6 +308,10 @@ def test_thresholds_honour_the_precision_floor() -> None:
     # the best recall without a false match: uncoded down to 0.8, agree down to 0.4
     assert (t.threshold, t.agree_threshold) == (0.8, 0.4)
     assert scores["recall"] == pytest.approx(5 / 6, abs=1e-4)
+    # a threshold is rounded down to 4 decimals, so it keeps the pair it was taken from
+    sims, truth = np.array([0.80077, 0.2]), np.array([True, False])
+    t, scores, _ = choose_thresholds(["agree", "agree"], sims, truth, 1.0)
+    assert t.agree_threshold == 0.8007 and scores["recall"] == 1.0
 
 
 CASES = {
@@ -190,7 +328,7 @@ def test_summary_carries_the_calibration_and_the_verdicts(matcher: GuardedMatche
     run = run_matcher(matcher, dataset, pred)
     recorded = recorded_guard_calibration()
     assert recorded is not None and run.summary["calibration"] == recorded.to_dict()
-    assert run.summary["calibration"]["set_version"].startswith("pairs_dev.jsonl@")
+    assert run.summary["calibration"]["set_version"].startswith("pairs_dev.jsonl+pairs_heldout.jsonl+")
     assert {"precision", "recall", "thresholds", "precision_floor"} <= set(run.summary["calibration"])
     e1, e2 = run.matches
     assert e1.pairs == [(0, 0)] and e2.pairs == [(0, 0)]
@@ -205,11 +343,36 @@ def test_summary_carries_the_calibration_and_the_verdicts(matcher: GuardedMatche
 @pytest.mark.skipif(not DEV_PAIRS.exists(), reason=f"{DEV_PAIRS} is not in this checkout")
 def test_dev_pairs_reach_the_precision_floor(matcher: GuardedMatcher) -> None:
     recorded = recorded_guard_calibration()
-    assert recorded is not None
+    assert recorded is not None and recorded.precision_floor == 0.97  # the issue's 0.95, with a margin
+    on_dev = {f["file"]: f for f in recorded.files}["pairs_dev.jsonl"]
     scores = score_matcher(matcher, read_pairs(DEV_PAIRS))
-    assert scores.precision >= recorded.precision_floor == 0.95
-    assert (scores.precision, scores.recall) == (recorded.precision, recorded.recall)  # the record is true
-    assert recorded.pairs_sha256 == sha256_file(DEV_PAIRS)  # calibrated on this very file
+    assert scores.precision >= recorded.precision_floor
+    assert (round(scores.precision, 4), round(scores.recall, 4)) == (on_dev["precision"], on_dev["recall"])
+    assert on_dev["sha256"] == sha256_file(DEV_PAIRS)  # calibrated on this very file (among others)
+    assert [f["file"] for f in recorded.files] == [p.name for p in USED_PAIRS]
+    for f, path in zip(recorded.files, USED_PAIRS, strict=True):  # each reaches the issue's 0.95, as now
+        assert f["precision"] >= 0.95
+        assert not path.exists() or sha256_file(path) == f["sha256"]
+
+
+def test_calibration_on_several_files_records_each(matcher: GuardedMatcher, tmp_path: Path) -> None:
+    rows = [
+        ("Heart attack", "Acute myocardial infarction, unspecified", "same"),
+        ("Hyperkalemia", "Hypokalemia", "different"),
+        ("Hives", "Urticaria, unspecified", "same"),
+    ]
+    paths = []
+    for name, chunk in (("a.jsonl", rows[:2]), ("b.jsonl", rows[2:])):
+        lines = [json.dumps({"prediction": p, "reference": r, "label": lab, "class": "x", "reason": "r"})
+                 for p, r, lab in chunk]  # fmt: skip
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        paths.append(tmp_path / name)
+    result = calibrate(matcher, paths, 0.95)
+    assert result.pairs_file == "a.jsonl+b.jsonl" and (result.n_pairs, result.n_same) == (3, 2)
+    assert [(f["file"], f["n_pairs"], f["sha256"]) for f in result.files] == [
+        ("a.jsonl", 2, sha256_file(paths[0])), ("b.jsonl", 1, sha256_file(paths[1]))]  # fmt: skip
+    assert result.pairs_sha256 not in {f["sha256"] for f in result.files}  # the union's own version
+    assert (result.precision, result.recall) == (1.0, 1.0) and result.files[1]["recall"] == 1.0
 
 
 def test_quality_is_quoted_only_for_the_measured_parameters(tmp_path: Path) -> None:
@@ -234,6 +397,7 @@ def test_match_verb_says_what_calibration_and_matching_need(tmp_path: Path) -> N
     for args, said in (
         (["match", "--calibrate"], "--calibrate needs --pairs FILE"),
         (["match", "--calibrate", "--pairs", str(tmp_path / "none.jsonl")], "no pair file"),
+        (["match", "--calibrate", "--pairs", str(DEV_PAIRS), "--pairs", str(tmp_path / "b")], "no pair file"),
         (["match"], "match needs --dataset and --predictions"),
     ):
         result = CliRunner().invoke(app, args)

@@ -65,8 +65,12 @@ def match(
         ),
     ] = False,
     pairs: Annotated[
-        Path | None,
-        typer.Option("--pairs", help="Adjudicated pair file (JSON lines) for --calibrate."),
+        list[Path] | None,
+        typer.Option(
+            "--pairs",
+            help="Adjudicated pair file (JSON lines) for --calibrate; repeat it to calibrate on several "
+            "files' union.",
+        ),
     ] = None,
     precision_floor: Annotated[
         float,
@@ -122,13 +126,15 @@ def match(
     Several predictions directories are matched in one call with one matcher, so an embedding model
     or a local judge loads once.
 
-    --calibrate chooses the guarded matcher's thresholds on an adjudicated pair file and records
-    them with the file's version and the precision and recall reached. With --matcher llm_judge,
-    the agreement with the guarded matcher's matches (when there) is printed in EarlyDx's two forms.
+    --calibrate chooses the guarded matcher's thresholds on adjudicated pair files (repeat --pairs:
+    their union) and records them with each file's version and the precision and recall reached.
+    With --matcher llm_judge, the agreement with the guarded matcher's matches (when there) is
+    printed in EarlyDx's two forms.
 
     Example: admitdx match --dataset runs/earlydx --predictions runs/knn runs/llm --matcher guarded
 
     Example: admitdx match --calibrate --pairs tests/data/blind/pairs/pairs_dev.jsonl
+    --pairs tests/data/blind/pairs/pairs_heldout.jsonl --pairs tests/data/blind/pairs2/pairs_heldout2.jsonl
     """
     console = Console(stderr=True)
     if calibrate:
@@ -156,16 +162,17 @@ def match(
             m.close()
 
 
-def _calibrate(console: Console, pairs: Path | None, floor: float, params: dict[str, Any]) -> None:
+def _calibrate(console: Console, pairs: list[Path] | None, floor: float, params: dict[str, Any]) -> None:
     """``match --calibrate``: choose and record the guarded matcher's thresholds on ``pairs``."""
     from admitdx.matching.guard_calibration import calibrate, record_guard_calibration
 
-    if pairs is None:
+    if not pairs:
         raise UsageError(
             "--calibrate needs --pairs FILE", hint="e.g. --pairs tests/data/blind/pairs/pairs_dev.jsonl"
         )
-    if not pairs.is_file():
-        raise UsageError(f"no pair file {pairs}")
+    for path in pairs:
+        if not path.is_file():
+            raise UsageError(f"no pair file {path}")
     # the thresholds are being chosen: any recorded ones only seed the matcher
     matcher = create_matcher(
         "guarded", **{"threshold": 0.5, "agree_threshold": 0.3, "near_identical": 0.9, **params}
@@ -179,6 +186,9 @@ def _calibrate(console: Console, pairs: Path | None, floor: float, params: dict[
         f"near_identical {t.near_identical} → precision {result.precision:.3f}, recall {result.recall:.3f}, "
         f"agreement {result.agreement:.3f}{met} → {path}"
     )
+    for f in result.files if len(result.files) > 1 else []:
+        scores = f"precision {f['precision']:.3f}, recall {f['recall']:.3f}"
+        console.print(f"  {f['file']} ({f['n_pairs']} pairs): {scores}")
 
 
 def _match_one(

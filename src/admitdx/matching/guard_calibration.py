@@ -10,15 +10,20 @@ it takes the highest recall, then the best agreement, then the highest threshold
 cautious). With no combination reaching the floor it says so (``floor_met`` False) and keeps the
 best precision.
 
-The result is recorded in ``data/guarded_calibration.json`` with the set's file name, SHA-256 and
-size (its version), the precision, recall and agreement reached on it, and the term table's
-SHA-256; ``admitdx match --calibrate --pairs FILE`` recomputes and rewrites it. Every match
+The thresholds may be chosen on several pair files at once (their union: more pairs, a less noisy
+threshold). The result is recorded in ``data/guarded_calibration.json`` with every file's name,
+SHA-256 and size, the set's version (the files' names joined by "+", and the SHA-256 of their
+SHA-256s), the precision, recall and agreement reached on the union and on each file, and the term
+table's SHA-256; ``admitdx match --calibrate --pairs FILE [--pairs FILE …]`` recomputes and rewrites
+it. Every match
 summary of the guarded matcher carries this record, and results.json copies it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -32,9 +37,12 @@ from admitdx.runs import sha256_file
 CALIBRATION_FILE = Path(str(resources.files("admitdx.matching") / "data" / "guarded_calibration.json"))
 DEFAULT_PRECISION_FLOOR = 0.95
 #: which threshold decides each case of the guard ("always": accepted whatever the similarity)
-CASE_GROUP = {"identical": "always", "same_code": "always", "unsure": "uncoded"}
-#: "near-identical" is a coarse notion: scanned on a few values, not on every similarity of the set
-NEAR_IDENTICAL_GRID = np.array([0.85, 0.9, 0.95, 1.01])
+CASE_GROUP = {"identical": "always", "same_code": "always", "unsure": "uncoded", "contained": "agree"}
+#: "near-identical" is a coarse notion: scanned on a few values, not on every similarity of the set.
+#: Not below 0.9: at 0.85 the union of the three pair sets let through dysphagia ↔ dysphasia,
+#: peritonsillar ↔ peritoneal abscess and cholelithiasis ↔ gallstone pancreatitis (codes differing,
+#: cosine 0.86-0.88) for as many true pairs; a one-letter neighbour is not a near-identical text
+NEAR_IDENTICAL_GRID = np.array([0.9, 0.95, 1.01])
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,8 @@ class GuardCalibration:
     terms_sha256: str
     created: str
     by_case: dict[str, int] = field(default_factory=dict)
+    #: per file: name, SHA-256, pairs, and the precision and recall the thresholds reach on it
+    files: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def set_version(self) -> str:
@@ -83,7 +93,9 @@ class GuardCalibration:
 
 
 def _candidates(values: np.ndarray) -> np.ndarray:
-    distinct = np.unique(np.round(values, 4))
+    # rounded down: a threshold rounded up past a pair's similarity would refuse the very pair it
+    # was taken from (0.80077 → 0.8008)
+    distinct = np.unique(np.floor(values * 1e4 + 1e-6) / 1e4)
     return np.concatenate([distinct, [1.01]])
 
 
@@ -124,18 +136,30 @@ def choose_thresholds(
 
 
 def calibrate(
-    matcher: Any, pairs_path: Path, precision_floor: float = DEFAULT_PRECISION_FLOOR
+    matcher: Any, pairs_paths: Path | Sequence[Path], precision_floor: float = DEFAULT_PRECISION_FLOOR
 ) -> GuardCalibration:
-    """Assess every adjudicated pair with ``matcher`` (a GuardedMatcher) and choose its thresholds."""
+    """Assess every adjudicated pair of the files with ``matcher`` (a GuardedMatcher) and choose its
+    thresholds on their union."""
     from admitdx.matching.adjudicated import pair_tasks, read_pairs
     from admitdx.matching.guard_text import terms
 
-    pairs = read_pairs(pairs_path)
+    paths = [Path(pairs_paths)] if isinstance(pairs_paths, str | Path) else [Path(p) for p in pairs_paths]
+    per_file = [read_pairs(p) for p in paths]
+    pairs = [p for file in per_file for p in file]
     assessed = [rows[0][0] for rows in matcher.assess_many(pair_tasks(pairs))]
     truth = np.array([p.same for p in pairs], dtype=bool)
     similarities = np.array([a.similarity for a in assessed])
     cases = [a.case for a in assessed]
     thresholds, scores, met = choose_thresholds(cases, similarities, truth, precision_floor)
+    accepted = np.array([a.accepted(thresholds) for a in assessed], dtype=bool)
+    shas = [sha256_file(p) for p in paths]
+    files, start = [], 0
+    for path, sha, file in zip(paths, shas, per_file, strict=True):
+        a, t = accepted[start : start + len(file)], truth[start : start + len(file)]
+        start += len(file)
+        files.append({"file": path.name, "sha256": sha, "n_pairs": len(file), "n_same": int(t.sum()),
+                      "precision": round(float((a & t).sum() / a.sum()), 4) if a.any() else 1.0,
+                      "recall": round(float((a & t).sum() / t.sum()), 4) if t.any() else 0.0})  # fmt: skip
     return GuardCalibration(
         model_id=matcher.embedder.model_id,
         thresholds=thresholds,
@@ -143,11 +167,12 @@ def calibrate(
         floor_met=met,
         n_pairs=len(pairs),
         n_same=int(truth.sum()),
-        pairs_file=Path(pairs_path).name,
-        pairs_sha256=sha256_file(Path(pairs_path)),
+        pairs_file="+".join(p.name for p in paths),
+        pairs_sha256=shas[0] if len(shas) == 1 else hashlib.sha256("".join(shas).encode()).hexdigest(),
         terms_sha256=terms().sha256,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         by_case={c: cases.count(c) for c in sorted(set(cases))},
+        files=files,
         **scores,
     )
 

