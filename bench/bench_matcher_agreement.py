@@ -4,13 +4,17 @@ Usage:
     python bench/bench_matcher_agreement.py tests/data/blind/pairs/pairs_dev.jsonl
     python bench/bench_matcher_agreement.py tests/data/blind/pairs/pairs_dev.jsonl --errors guarded
     python bench/bench_matcher_agreement.py PAIRS --matchers exact embedding
+    python bench/bench_matcher_agreement.py tests/data/blind/pairs3/pairs_heldout3.jsonl \
+        --exclude tests/data/blind/pairs/*.jsonl tests/data/blind/pairs2/*.jsonl
 
 Each pair is matched on its own (one prediction, one reference carrying its ICD code when the file
 gives one); "matched" means the matcher paired them. Precision = matched pairs labelled same /
 matched pairs; recall = same pairs matched / same pairs; agreement = pairs where the matcher and
 the label agree / all pairs. ``--errors NAME`` lists that matcher's false matches and misses with
 the pair's class (use it on the dev file only: the held-out file is read once, at the end, and
-never by eye). ``--by-class`` prints each matcher's agreement per pair class. ``--record`` writes
+never by eye). ``--exclude FILES`` leaves out the pairs (same prediction and reference, any case)
+that those files hold, so a later blind set is measured on the pairs the matcher was never
+developed on. ``--by-class`` prints each matcher's agreement per pair class. ``--record`` writes
 the figures of the matchers other than ``guarded`` (whose calibration records its own) into
 ``src/admitdx/matching/data/adjudicated_scores.json``, which every report quotes for a run with
 those matchers' default parameters: record them on the dev file.
@@ -39,9 +43,15 @@ def main() -> None:
     parser.add_argument("--matchers", nargs="+", default=[m for m in OFFLINE if m in MATCHERS])
     parser.add_argument("--errors", default=None, help="list this matcher's disagreements with the labels")
     parser.add_argument("--by-class", action="store_true")
+    parser.add_argument("--exclude", nargs="+", type=Path, default=[], help="drop pairs these files hold")
     parser.add_argument("--record", action="store_true", help=f"write the figures to {SCORES_FILE.name}")
     args = parser.parse_args()
     pairs = read_pairs(args.pairs)
+    seen = {(p.prediction.lower(), p.reference.lower()) for f in args.exclude for p in read_pairs(f)}
+    if seen:
+        kept = [p for p in pairs if (p.prediction.lower(), p.reference.lower()) not in seen]
+        print(f"left out {len(pairs) - len(kept)} pairs that {len(args.exclude)} earlier file(s) hold")
+        pairs = kept
     truth = [p.same for p in pairs]
     print(f"{args.pairs}: {len(pairs)} pairs, {sum(truth)} labelled same")
     embedder = Embedder(precision="float32")  # one model for every matcher that embeds
