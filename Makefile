@@ -9,6 +9,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.admitdx-installed
 ADMITDX_DEMO_DIR ?= $(abspath ../shared/data/mimic-iv-demo)
 DEMO_DIR ?= $(ADMITDX_DEMO_DIR)
+# The suite runs in two worker processes (pytest-xdist), each test module in one of them so that a
+# module's shared fixtures are built once: `make test TEST_WORKERS=1` runs it in one process.
+TEST_WORKERS ?= 2
 
 .PHONY: install demo test lint bench clean
 
@@ -32,7 +35,7 @@ demo: $(STAMP)
 	$(BIN)/admitdx demo
 
 test: $(STAMP)
-	ADMITDX_DEMO_DIR=$(DEMO_DIR) HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+	ADMITDX_DEMO_DIR=$(DEMO_DIR) HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -65,36 +65,58 @@ def _inspect(task_file: Path, server: LocalServer, log_dir: Path) -> Path:
     return Path(logs[0].location)
 
 
-def _lmeval(folder: Path, server: LocalServer, out: Path) -> Path:
-    name = next(folder.glob("*.yaml")).stem
+def _lmeval(folders: dict[str, Path], server: LocalServer, out: Path) -> dict[str, Path]:
+    """One ``lm_eval`` command for every exported task (its start-up, about 20 s, is paid once):
+    each task's folder sits under one include path; each task's samples file, by task."""
+    names = {task: next(folder.glob("*.yaml")).stem for task, folder in folders.items()}
+    include = {folder.parent for folder in folders.values()}
+    assert len(include) == 1
     args = [
         sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
         "--model_args", f"model={server.alias},base_url={server.base_url}/chat/completions,num_concurrent=1,"
         "max_retries=1,tokenized_requests=False",
-        "--include_path", str(folder), "--tasks", name, "--apply_chat_template", "--fewshot_as_multiturn",
-        "--log_samples", "--output_path", str(out),
+        "--include_path", str(include.pop()), "--tasks", ",".join(names.values()), "--apply_chat_template",
+        "--fewshot_as_multiturn", "--log_samples", "--output_path", str(out),
     ]  # fmt: skip
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "local"}
     done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    return next(out.rglob(f"samples_{name}_*.jsonl"))
+    return {task: next(out.rglob(f"samples_{name}_*.jsonl")) for task, name in names.items()}
+
+
+@pytest.fixture(scope="module")
+def lmeval_runs(
+    demo_datasets: dict[str, Path], local_llm: LocalServer, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, tuple[Path, Path]]:
+    """Each task exported for lm-eval and run by one lm-eval command: (export folder, samples log)."""
+    base = tmp_path_factory.mktemp("lmeval")
+    folders = {task: base / "export" / task for task in demo_datasets}
+    for task, dataset in demo_datasets.items():
+        export("lm-eval", dataset, folders[task], "--set", f"max_tokens={MAX_TOKENS}")
+    logs = _lmeval(folders, local_llm, base / "out")
+    return {task: (folders[task], logs[task]) for task in folders}
 
 
 @pytest.mark.parametrize("harness", ["inspect", "lm-eval"])
 @pytest.mark.parametrize("task", list(TASKS))
 def test_real_model_through_the_harness_scores_as_predict(
-    harness: str, task: str, demo_datasets: dict[str, Path], local_llm: LocalServer, tmp_path: Path
+    harness: str,
+    task: str,
+    demo_datasets: dict[str, Path],
+    local_llm: LocalServer,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     dataset = demo_datasets[task]
-    folder = tmp_path / "export"
-    export(harness, dataset, folder, "--set", f"max_tokens={MAX_TOKENS}")
     if harness == "inspect":
+        folder = tmp_path / "export"
+        export(harness, dataset, folder, "--set", f"max_tokens={MAX_TOKENS}")
         log = _inspect(next(folder.glob("admitdx_*.py")), local_llm, tmp_path / "logs")
         from inspect_ai.log import read_eval_log  # Inspect's own reader (what Inspect View shows)
 
         assert len(read_eval_log(str(log)).samples or []) == 2
     else:
-        log = _lmeval(folder, local_llm, tmp_path / "lmeval")
+        folder, log = request.getfixturevalue("lmeval_runs")[task]
     imported = tmp_path / "imported"
     result = RUNNER.invoke(
         app, ["import", harness, str(log), "--dataset", str(dataset), "--out", str(imported)]

@@ -10,6 +10,7 @@ import pytest
 
 from admitdx.embeddings import Embedder
 from admitdx.errors import UsageError
+from admitdx.matching import icd_mapping
 from admitdx.matching.base import MatchTask
 from admitdx.matching.icd import IcdMatcher, code_version
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, dictionary
@@ -139,10 +140,14 @@ CONDITIONS = (
 HEDGES = ("{} (suspected)", "possible {}", "{}, likely", "rule out {}")
 
 
-def test_cold_first_run_reports_progress_and_embeds_only_candidate_titles(tmp_path: Path) -> None:
+def test_cold_first_run_reports_progress_and_embeds_only_candidate_titles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """100 predictions against the whole billable ICD-10-CM dictionary (74,724 titles) with an empty
-    embedding cache: every long step reports counts, and what gets embedded is the BM25 candidate
-    titles (at most ``DEFAULT_CANDIDATES`` per prediction) plus the predictions themselves."""
+    embedding cache, in a process that has indexed no dictionary yet: every long step reports
+    counts, and what gets embedded is the BM25 candidate titles (at most ``DEFAULT_CANDIDATES`` per
+    prediction) plus the predictions themselves."""
+    monkeypatch.setattr(icd_mapping, "_WORDS", {})
     texts = [hedge.format(c) for c in CONDITIONS for hedge in HEDGES]
     calls: list[tuple[str, int, int]] = []
     matcher = IcdMatcher(embedder=Embedder(cache_dir=tmp_path, precision="float32"))

@@ -104,26 +104,10 @@ class TitleIndex:
         on_progress: StepProgress | None = None,
     ) -> None:
         self.version = version
-        self.codes = [r[0] for r in rows]
-        self.titles = [r[1] for r in rows]
         self.embedder = embedder
         self.on_progress = on_progress
-        # Strict forms keep "NOS"/"NEC"/"unspecified" ("Septicemia NOS" is 038.9, "Septicemia NEC"
-        # 038.8); loose forms drop them and are used only where they name a single code.
-        self.strict: dict[str, int] = {}
-        loose: dict[str, set[int]] = {}
-        step = f"indexing ICD-{version} titles"
-        self._report(step, 0, len(rows))
-        for i, (_, long_title, short_title) in enumerate(rows):
-            for t in {long_title, short_title}:  # ICD-10 short titles are the long ones: normalise once
-                self.strict.setdefault(normalize_diagnosis(t, drop_qualifiers=False), i)
-                loose.setdefault(normalize_diagnosis(t), set()).add(i)
-            if (i + 1) % _REPORT_EVERY == 0:
-                self._report(step, i + 1, len(rows))
-        self.loose = {form: next(iter(ids)) for form, ids in loose.items() if len(ids) == 1}
-        self.bm25 = bm25s.BM25()
-        self.bm25.index(_bm25_tokens(self.titles), show_progress=False)
-        self._report(step, len(rows), len(rows))
+        words = _words_of(tuple(rows), version, self._report)
+        self.codes, self.titles, self.strict, self.loose, self.bm25 = words
         self._title_vectors: dict[int, np.ndarray] = {}
         self._all_vectors: np.ndarray | None = None
         self.embedded = 0  # titles this index had to embed (not found in the embedder's cache)
@@ -245,6 +229,39 @@ class TitleIndex:
         best = int(np.argmax(scores))
         score = float(scores[best])
         return CodeMapping(self.codes[best], self.titles[best], "bm25", score) if score > 0 else None
+
+
+#: the word side of a TitleIndex (codes, titles, strict and loose forms, BM25), by dictionary: the
+#: same in every index of one process, and about 10 s to make, so made once (the vectors are not
+#: kept here: they belong to an index's embedder)
+_WORDS: dict[tuple, tuple] = {}
+
+
+def _words_of(rows: tuple, version: int, report: Callable[[str, int, int], None]) -> tuple:
+    if (made := _WORDS.get(rows)) is not None:
+        return made
+    codes = [r[0] for r in rows]
+    titles = [r[1] for r in rows]
+    # Strict forms keep "NOS"/"NEC"/"unspecified" ("Septicemia NOS" is 038.9, "Septicemia NEC"
+    # 038.8); loose forms drop them and are used only where they name a single code.
+    strict: dict[str, int] = {}
+    loose: dict[str, set[int]] = {}
+    step = f"indexing ICD-{version} titles"
+    report(step, 0, len(rows))
+    for i, (_, long_title, short_title) in enumerate(rows):
+        for t in {long_title, short_title}:  # ICD-10 short titles are the long ones: normalise once
+            strict.setdefault(normalize_diagnosis(t, drop_qualifiers=False), i)
+            loose.setdefault(normalize_diagnosis(t), set()).add(i)
+        if (i + 1) % _REPORT_EVERY == 0:
+            report(step, i + 1, len(rows))
+    bm25 = bm25s.BM25()
+    bm25.index(_bm25_tokens(titles), show_progress=False)
+    report(step, len(rows), len(rows))
+    unique = {form: next(iter(ids)) for form, ids in loose.items() if len(ids) == 1}
+    if len(_WORDS) >= 4:
+        _WORDS.pop(next(iter(_WORDS)))
+    _WORDS[rows] = made = (codes, titles, strict, unique, bm25)
+    return made
 
 
 def _top_bm25(scores: np.ndarray, k: int) -> np.ndarray:

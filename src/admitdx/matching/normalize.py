@@ -112,8 +112,10 @@ def expand_diagnosis(text: str) -> str:
     This is what the embedding matcher embeds: a sentence encoder knows "congestive heart
     failure" far better than "CHF".
     """
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    if not text.isascii():  # ASCII is its own NFKD form, without combining marks: skip the work
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.lower()
     text = _PUNCT.sub(" ", text)
     text = " ".join(text.split())
     text = _BRITISH_PATTERN.sub(lambda m: BRITISH_SPELLINGS[m.group(0)], text)
