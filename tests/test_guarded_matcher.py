@@ -22,7 +22,16 @@ from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
 from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.guard_codes import chapter, compatible, exact_codes, given_codes, is_open, stands_for
-from admitdx.matching.guard_text import contrast, guard_expand, uncovered_bleeding, uncovered_complication
+from admitdx.matching.guard_text import (
+    TERMS_FILE,
+    _rows,
+    contrast,
+    guard_expand,
+    readings,
+    terms,
+    uncovered_bleeding,
+    uncovered_complication,
+)
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
 from admitdx.matching.runner import run_matcher
@@ -96,10 +105,21 @@ def test_contrasts(a: str, b: str, said: str | None) -> None:
     assert (contrast(b, a) is None) == (found is None)  # symmetric
 
 
+def test_the_broad_table_is_read_after_ours_and_its_ambiguous_terms_are_tried_in_each_meaning() -> None:
+    t = terms()
+    assert guard_expand("Quinsy") == "peritonsillar abscess"  # a row of the broad table only
+    assert guard_expand("Tylenol overdose") == "poisoning by 4 aminophenol derivatives"
+    assert set(readings("AI")) == {"aortic insufficiency", "adrenal insufficiency"}  # broad, ambiguous
+    assert guard_expand("Bell's palsy") == guard_expand("Bell’s palsy") == guard_expand("Bells palsy")
+    ours = _rows(TERMS_FILE)
+    assert all(t.table.get(k) == v[0] or t.meanings.get(k) == tuple(v) for k, v in ours.items())  # ours wins
+    assert len(t.table) > 2000
+
+
 def test_terms_spell_out_mimic_titles_and_lay_terms() -> None:
     assert guard_expand("AC ON CHR DIAST HRT FAIL") == "acute on chronic diastolic heart failure"
     assert guard_expand("Low blood sugar") == "hypoglycemia"
-    assert guard_expand("T12 compression fracture") == "thoracic vertebra compression fracture"
+    assert guard_expand("T12 compression fracture").startswith("thoracic vertebra ")  # the level spelled out
     assert guard_expand("heart attack") == "myocardial infarction"
     assert guard_expand("Low serum magnesium") == "hypomagnesemia"  # the lay form of an ion's hypo-
     assert guard_expand("High potassium") == "hyperkalemia"

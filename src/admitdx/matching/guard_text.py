@@ -26,6 +26,7 @@ axis the ICD hierarchy separates — whatever their similarity:
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,13 @@ from admitdx.matching.normalize import EMPTY_QUALIFIERS, STOP_WORDS, expand_diag
 from admitdx.runs import sha256_file
 
 TERMS_FILE = Path(str(resources.files("admitdx.matching") / "data" / "guard_terms.csv"))
+#: the broad table (about 2,100 abbreviations, lay terms, synonyms, eponyms and drug names), written
+#: from clinical knowledge by someone who had read neither this code nor any adjudicated pair set;
+#: read after the project's table, which wins wherever both name a term
+CLINICAL_TERMS_FILE = TERMS_FILE.with_name("clinical_terms.csv")
+#: an apostrophe inside a word ("Bell's palsy", "Crohn’s"): dropped, as the broad table spells terms
+_APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
+_NON_WORD = re.compile(r"[^\w\s]|_")
 
 _OPPOSITE_PREFIXES = (("hypo", "hyper"), ("brady", "tachy"))
 _EXCLUSIVE = (
@@ -56,6 +64,9 @@ _EXCLUSIVE = (
     frozenset({"central", "obstructive"}),
     frozenset({"lymphocytic", "myeloid"}),
     frozenset({"lymphocytic", "myelogenous"}),
+    frozenset({"lymphocytic", "myeloblastic"}),  # ICD-10-CM's word for acute myeloid (C92.0)
+    frozenset({"lymphoblastic", "myeloid"}),
+    frozenset({"lymphoblastic", "myeloblastic"}),
     frozenset({"viral", "streptococcal"}),
     frozenset({"viral", "staphylococcal"}),
     frozenset({"abscess", "hematoma"}),
@@ -120,7 +131,7 @@ _BLED = (*_BLEEDING, "hemat", "blood")
 @dataclass(frozen=True)
 class Terms:
     """The term table: phrase → expansion, the ambiguous phrases (a term on several rows) → each of
-    their meanings, and the file's SHA-256 (recorded in the summary)."""
+    their meanings, and the SHA-256 of both tables' files (recorded in the summary)."""
 
     table: dict[str, str]
     pattern: re.Pattern[str]
@@ -134,17 +145,33 @@ def _alternation(phrases: list[str]) -> re.Pattern[str]:
     return re.compile(r"\b(" + alternatives + r")\b")
 
 
-@cache
-def terms(path: Path = TERMS_FILE) -> Terms:
+def _as_read(text: str) -> str:
+    """Lower case, an apostrophe inside a word dropped, other punctuation a space: a table's terms
+    and expansions read as :func:`guard_expand` reads a text ("Lou Gehrig's", "4-aminophenol")."""
+    return " ".join(_NON_WORD.sub(" ", _APOSTROPHE.sub("", text.lower())).split())
+
+
+def _rows(path: Path) -> dict[str, list[str]]:
     rows: dict[str, list[str]] = {}
     with path.open(encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
-            rows.setdefault(" ".join(row["term"].lower().split()), []).append(row["expansion"].lower())
+            found = rows.setdefault(_as_read(row["term"]), [])
+            if (expansion := _as_read(row["expansion"])) not in found:
+                found.append(expansion)
+    return rows
+
+
+@cache
+def terms(path: Path = TERMS_FILE, broad: Path = CLINICAL_TERMS_FILE) -> Terms:
+    """The project's table, then the broad table's terms the project's does not have (a term on
+    several rows, in either table, is ambiguous: each meaning is tried, see :func:`readings`)."""
+    rows = _rows(path)
+    rows |= {term: found for term, found in _rows(broad).items() if term not in rows}
     table = {term: found[0] for term, found in rows.items() if len(found) == 1}
     meanings = {term: tuple(found) for term, found in rows.items() if len(found) > 1}
     return Terms(
         table, _alternation(list(table)), meanings, _alternation(list(meanings)) if meanings else None,
-        sha256_file(path),
+        hashlib.sha256((sha256_file(path) + sha256_file(broad)).encode()).hexdigest(),
     )  # fmt: skip
 
 
@@ -158,7 +185,7 @@ def guard_expand(text: str) -> str:
     """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out (the hand
     table twice, then, for an all-upper-case MIMIC-IV-ED title, the CMS short-description words
     :mod:`admitdx.matching.guard_cms` learned)."""
-    expanded = expand_diagnosis(text)
+    expanded = expand_diagnosis(_APOSTROPHE.sub("", text))
     expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
