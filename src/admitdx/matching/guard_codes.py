@@ -157,6 +157,8 @@ def stands_for(code: str) -> str:
         parent = cm.get_parent(current)
         if not parent or cm.is_chapter(parent) or not _words(current) <= _words(parent):
             break
+        if cm.is_block(parent) and _words(parent) != _words(current):
+            break  # a block that names more ("Influenza and pneumonia") stands for no one condition
         current = icd.normalize(parent)
         if cm.is_block(current):
             break

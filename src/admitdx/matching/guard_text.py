@@ -75,12 +75,18 @@ _EXCLUSIVE = (
     frozenset({"stenosis", "insufficiency"}),
     frozenset({"fatty", "fibrosis", "cirrhosis"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
+    frozenset({"one", "single", "multiple"}),  # fracture of one rib ↔ multiple fractures of ribs
+    frozenset({"hypertrophic", "dilated", "restrictive"}),  # the cardiomyopathies, I42.0-I42.5
+    frozenset({"immune", "thrombotic"}),  # immune (D69.3) ↔ thrombotic (M31.1) thrombocytopenic purpura
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
 _ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "kidney", "heart": "heart",
            "cardiac": "heart", "lung": "lung", "lungs": "lung", "pulmonary": "lung", "brain": "brain",
-           "cerebral": "brain"}  # fmt: skip
+           "cerebral": "brain", "anus": "anus", "anal": "anus", "rectum": "rectum", "rectal": "rectum",
+           "esophagus": "esophagus", "esophageal": "esophagus", "stomach": "stomach", "gastric": "stomach",
+           "pancreas": "pancreas", "pancreatic": "pancreas", "bladder": "bladder", "prostate": "prostate",
+           "ovary": "ovary", "ovarian": "ovary", "uterus": "uterus", "uterine": "uterus"}  # fmt: skip
 #: organisms, by genus: two texts that each name an organism and share none name sibling conditions
 #: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
 _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
@@ -93,7 +99,8 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
 _CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol"}
 #: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
 #: classes are two codes (cocaine T40.5 ↔ heroin T40.1); heroin, methadone and fentanyl are opioids
-_SUBSTANCES = {"cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "opioids": "opioid",
+_SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol",
+               "cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "opioids": "opioid",
                "methadone": "opioid", "fentanyl": "opioid", "oxycodone": "opioid",
                "benzodiazepine": "benzodiazepine", "benzodiazepines": "benzodiazepine",
                "acetaminophen": "aminophenol", "aminophenol": "aminophenol", "aspirin": "salicylate",
@@ -113,6 +120,7 @@ _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
 _STAGE = re.compile(r"\bstage (\d|i{1,3}|iv|v)\b")
 _TYPE = re.compile(r"\btype (1|2|i|ii|a|b)\b")
+_HEPATITIS = re.compile(r"\bhepatitis ([a-e])\b")  # hepatitis A ↔ hepatitis C: two viruses, two codes
 #: a spinal level (C6, T12, L4) before the spine rule spells it out: two levels are two injuries
 _LEVEL = re.compile(r"\b([ctl]\d{1,2})\b")
 #: "low serum calcium", "high blood potassium": the lay form of a hypo-/hyper- electrolyte term
@@ -253,6 +261,7 @@ GENERIC = frozenset({
     "psychiatric", "mental", "electrolyte", "other", "acute", "chronic", "primary", "secondary",
     "heart", "cardiac", "liver", "hepatic", "kidney", "lung", "pulmonary", "brain", "cerebral", "skin",
     "bone", "blood", "leukemia", "lymphoma", "carcinoma", "obstruction",
+    "drug", "drugs", "medication", "substance", "overdose", "thyroid", "joint", "bowel", "stomach",
 })  # fmt: skip
 
 
@@ -429,7 +438,7 @@ def contrast(a: str, b: str) -> str | None:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
     if why := _other_inflammation(sa, sb) or _pre(sa, sb):
         return why
-    for pattern, what in ((_STAGE, "stage"), (_TYPE, "type")):
+    for pattern, what in ((_STAGE, "stage"), (_TYPE, "type"), (_HEPATITIS, "hepatitis")):
         na, nb = _numbered(pattern, ea), _numbered(pattern, eb)
         if na and nb and not na & nb:
             return f"{what} {'/'.join(sorted(na))} vs {what} {'/'.join(sorted(nb))}"

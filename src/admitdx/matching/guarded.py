@@ -59,6 +59,7 @@ from admitdx.matching.guard_codes import (
     is_open,
 )
 from admitdx.matching.guard_text import (
+    GENERIC,
     contained,
     content_words,
     contrast,
@@ -335,9 +336,21 @@ def _assess(
         return Assessment("contained", similarity, codes)
     if p.firm and r.firm:
         return Assessment("conflict", similarity, codes)
+    guessed = prediction if not p.firm else variants[0]
+    if _catch_all(guessed):
+        return Assessment("contrast", similarity, f"a catch-all ({codes}, its code only a search's guess)")
     return Assessment(
         "unsure", similarity, f"{codes}, {'prediction' if not p.firm else 'reference'} searched"
     )
+
+
+def _catch_all(text: str) -> bool:
+    """Whether a text names no condition of its own ("Drug overdose", "Thyroid disease", "Psychiatric
+    disorder"): its words are all :data:`GENERIC` ones, leaving out "failure" and "insufficiency",
+    which name conditions with an organ ("heart failure"). Such a text's searched code is a guess
+    at one of many diseases, so similar wording must not credit it with a specific one."""
+    words = content_words(text) - {"by", "due", "from", "for"}  # "poisoning by drugs"
+    return bool(words) and words <= GENERIC - {"failure", "insufficiency"}
 
 
 def _one_names_the_other(prediction: str, variants: list[str], p: Reading, r: Reading) -> bool:
