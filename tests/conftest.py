@@ -14,6 +14,18 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DEMO = REPO.parent / "shared" / "data" / "mimic-iv-demo"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding a slow or LLM test run first. `make test` gives each of its two workers one
+    module at a time (pytest-xdist's loadscope); a long module handed out last would leave the other
+    worker idle at the end. Within a module the order is kept (the sort is stable)."""
+    heavy = {
+        item.nodeid.split("::")[0]
+        for item in items
+        if item.get_closest_marker("slow") or item.get_closest_marker("llm")
+    }
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy)
+
+
 @pytest.fixture(scope="session")
 def demo_dir() -> Path:
     """The open MIMIC-IV demo (hosp + ed), from $ADMITDX_DEMO_DIR or ../shared beside the repo."""

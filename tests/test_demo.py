@@ -133,6 +133,8 @@ def test_demo_scores_and_reports_clinibench_and_the_er_reason_tasks(
     assert accuracy == pytest.approx(sum(i.target == most_common for i in test) / len(test))
 
 
+@pytest.mark.slow
+@pytest.mark.llm
 @pytest.mark.skipif(not llama_cpp_available(), reason="the local LLM needs admitdx[local] (llama-cpp-python)")
 def test_the_local_model_runs_of_the_demo_study(
     demo_run: tuple[Path, subprocess.CompletedProcess[str]], monkeypatch: pytest.MonkeyPatch
