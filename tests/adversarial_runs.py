@@ -53,3 +53,9 @@ class Cli:
 
 def manifest(run: Path) -> dict:
     return json.loads((run / "manifest.json").read_text())
+
+
+def completed_run(cli: Cli, folder: Path) -> tuple[Path, Path]:
+    """A four-encounter dataset and a completed predictions run on it: what these tests damage."""
+    ds = write_dataset(folder / "ds", {"e0", "e1", "e2", "e3"})
+    return ds, cli.predict(ds, folder / "pred")

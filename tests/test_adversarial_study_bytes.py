@@ -21,7 +21,7 @@ from tests.dialect_servers import DialectServer
 
 from admitdx.systems import runner
 from admitdx.systems.config import SystemChoice
-from adversarial_runs import Cli, manifest, write_dataset
+from adversarial_runs import Cli, completed_run, manifest, write_dataset
 
 PRICE = {"prompt": 0.5, "completion": 2.0}
 
@@ -33,9 +33,7 @@ def cli(capsys, monkeypatch) -> Cli:
 
 @pytest.fixture
 def run(cli: Cli, tmp_path: Path) -> tuple[Path, Path]:
-    ds = write_dataset(tmp_path / "ds", {"e0", "e1", "e2", "e3"})
-    pred = cli.predict(ds, tmp_path / "pred")
-    return ds, pred
+    return completed_run(cli, tmp_path)
 
 
 def test_a_completed_run_records_its_files_digest_and_lines(run: tuple[Path, Path]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from admitdx.jsonl import read_jsonl
-from adversarial_runs import Cli, manifest, write_dataset
+from adversarial_runs import Cli, completed_run, manifest
 
 
 @pytest.fixture
@@ -24,8 +24,7 @@ def cli(capsys, monkeypatch) -> Cli:
 
 @pytest.fixture
 def run(cli: Cli, tmp_path: Path) -> tuple[Path, Path]:
-    ds = write_dataset(tmp_path / "ds", {"e0", "e1", "e2", "e3"})
-    pred = cli.predict(ds, tmp_path / "pred")
+    ds, pred = completed_run(cli, tmp_path)
     assert cli.match(ds, pred)[0] == 0
     return ds, pred
 
