@@ -29,8 +29,8 @@ from admitdx.matching.guard_text import (
     guard_expand,
     readings,
     terms,
-    uncovered_bleeding,
     uncovered_complication,
+    uncovered_sequel,
 )
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
@@ -105,6 +105,25 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Cocaine intoxication", "Alcohol abuse with intoxication", "substance cocaine vs alcohol"),
         ("Hepatitis A", "Unspecified viral hepatitis C without hepatic coma", "hepatitis a vs hepatitis c"),
         ("Acute exacerbation of chronic systolic heart failure", "AC ON CHR SYST HRT FAIL", None),
+        # limb sites (a limb holds its parts), more organs, the aorta's parts, rhythms, incontinence
+        ("Cellulitis of right hand", "Cellulitis of right foot", "site hand vs foot"),
+        ("Cellulitis of leg", "Cellulitis of left foot", None),
+        ("Duodenal ulcer", "Gastric ulcer, unspecified", "organ duodenum vs stomach"),
+        ("Ureteral obstruction", "Urethral obstruction", "organ ureter vs urethra"),
+        ("Thoracic aortic aneurysm", "Abdominal aortic aneurysm", "thoracic"),
+        ("Ventricular tachycardia", "Ventricular fibrillation", "fibrillation"),
+        ("Urge incontinence", "Stress incontinence", "stress"),
+        # resistance, stages (a range read whole), kindred condition words, status, benign neoplasms
+        ("MRSA pneumonia", "Pneumonia due to methicillin susceptible Staphylococcus aureus", "resistance"),
+        ("CKD 5", "Chronic kidney disease, stage 4 (severe)", "stage 5 vs stage 4"),
+        ("Hypertensive CKD stage 2", "Hypertensive chronic kidney disease w stg 1-4/unsp chr kdny", None),
+        ("Pancreatitis", "Pancreatolithiasis", "pancreatolithiasis"),
+        ("History of colon cancer", "Malignant neoplasm of colon, unspecified", "status: history vs active"),
+        ("Myeloma in remission", "Multiple myeloma not having achieved remission", "status: remission"),
+        ("Dementia with behavioural disturbance", "Dementia without behavioral disturbance", "without"),
+        ("Single rib fracture", "FRACTURE ONE RIB-CLOSED", None),
+        ("Colonic adenoma", "Benign neoplasm of colon, unspecified", None),
+        ("COPD exacerbation", "AECOPD", None),  # an exacerbation is acute
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -190,6 +209,9 @@ def test_an_ambiguous_abbreviation_is_read_in_every_meaning() -> None:
         ("Cholecystitis", "Calculus of gallbladder without cholecystitis", (), False),  # denied
         ("Bacteremia", "MRSA bacteremia", (), True),
         ("Obstruction", "Small bowel obstruction", (), False),  # a catch-all
+        ("Kidney failure", "Acute kidney failure", (), True),  # failure with its organ is no catch-all
+        ("Heart failure", "Hypertensive heart disease with heart failure", (), True),
+        ("Lumbar vertebra fracture", "L1 compression fracture", (), True),  # "closed" is the default
     ],
 )
 def test_containment_credits_detail_not_a_second_condition(
@@ -208,10 +230,15 @@ def test_containment_credits_detail_not_a_second_condition(
         ("Sigmoid diverticulitis", "Diverticulitis of colon (without mention of hemorrhage)", False),
         ("Bright red blood per rectum", "RECTAL & ANAL HEMORRHAGE", False),  # blood names the bleed
         ("Diverticulitis", "Diverticulitis of colon with hemorrhage", True),
+        # other complications named in the reference's own words
+        ("Abdominal aortic aneurysm", "Dissection of abdominal aorta", True),
+        ("Aortic tear", "Dissection of thoracic aorta", False),  # a tear names the dissection
+        ("Gastric ulcer", "Acute gastric ulcer with perforation", True),
+        ("Alcohol dependence", "Alcohol withdrawal delirium", True),
     ],
 )
 def test_a_bleed_the_prediction_does_not_name(prediction: str, reference: str, refused: bool) -> None:
-    assert (uncovered_bleeding(prediction, reference) is not None) is refused
+    assert (uncovered_sequel(prediction, reference) is not None) is refused
 
 
 def test_icd_residual_clauses_are_no_complication() -> None:
@@ -321,6 +348,8 @@ def _verdict(matcher: GuardedMatcher, prediction: str, reference: str, code: str
         ("Thyroid disease", "Hypothyroidism, unspecified", "E039", "ICD-10-CM", False, "catch-all"),
         ("Drug overdose", "Poisoning by heroin, init", "T401X1A", "ICD-10-CM", False, "catch-all"),
         ("Psychiatric disorder", "SCHIZOAFFECTIVE-UNSPEC", "29570", "ICD-9-CM", False, "catch-all"),
+        # a symptom's code (chapter R) is named by a diagnosis with its words and more detail
+        ("MRSA bacteremia", "Bacteremia", "R7881", "ICD-10-CM", True, "more detail"),
     ],
 )
 def test_guard_classes(
@@ -381,15 +410,15 @@ def test_summary_carries_the_calibration_and_the_verdicts(matcher: GuardedMatche
 @pytest.mark.skipif(not DEV_PAIRS.exists(), reason=f"{DEV_PAIRS} is not in this checkout")
 def test_dev_pairs_reach_the_precision_floor(matcher: GuardedMatcher) -> None:
     recorded = recorded_guard_calibration()
-    assert recorded is not None and recorded.precision_floor == 0.97  # the 0.95, with a margin
+    assert recorded is not None and recorded.precision_floor == 0.98  # the 0.95, with a margin
     on_dev = {f["file"]: f for f in recorded.files}["pairs_dev.jsonl"]
     scores = score_matcher(matcher, read_pairs(DEV_PAIRS))
     assert recorded.precision >= recorded.precision_floor and scores.precision >= 0.95  # union, then dev
     assert (round(scores.precision, 4), round(scores.recall, 4)) == (on_dev["precision"], on_dev["recall"])
     assert on_dev["sha256"] == sha256_file(DEV_PAIRS)  # calibrated on this very file (among others)
     assert [f["file"] for f in recorded.files] == [p.name for p in USED_PAIRS]
-    for f, path in zip(recorded.files, USED_PAIRS, strict=True):  # each but the long-tail set 4 reaches 0.95
-        assert f["precision"] >= (0.9 if path.name == "pairs_heldout4.jsonl" else 0.95)
+    for f, path in zip(recorded.files, USED_PAIRS, strict=True):  # each set reaches 0.95 on its own
+        assert f["precision"] >= 0.95
         assert not path.exists() or sha256_file(path) == f["sha256"]
 
 

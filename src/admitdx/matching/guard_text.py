@@ -52,7 +52,7 @@ _EXCLUSIVE = (
     frozenset({"left", "right", "bilateral"}),
     frozenset({"upper", "lower"}),
     frozenset({"systolic", "diastolic"}),
-    frozenset({"fibrillation", "flutter"}),
+    frozenset({"fibrillation", "flutter", "tachycardia"}),  # atrial tachycardia ↔ flutter, VT ↔ VF
     frozenset({"intoxication", "withdrawal"}),
     frozenset({"cervical", "thoracic", "lumbar"}),
     frozenset({"benign", "malignant"}),
@@ -75,9 +75,12 @@ _EXCLUSIVE = (
     frozenset({"stenosis", "insufficiency"}),
     frozenset({"fatty", "fibrosis", "cirrhosis"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
-    frozenset({"one", "single", "multiple"}),  # fracture of one rib ↔ multiple fractures of ribs
+    frozenset({"one", "multiple"}),  # fracture of one rib ↔ multiple fractures of ribs
+    frozenset({"single", "multiple"}),
     frozenset({"hypertrophic", "dilated", "restrictive"}),  # the cardiomyopathies, I42.0-I42.5
     frozenset({"immune", "thrombotic"}),  # immune (D69.3) ↔ thrombotic (M31.1) thrombocytopenic purpura
+    frozenset({"thoracic", "abdominal"}),  # the aorta's two parts: I71.0x/I71.2 ↔ I71.3/I71.4, S25.0 ↔ S35.0
+    frozenset({"stress", "urge", "overflow"}),  # the kinds of urinary incontinence, N39.3 ↔ N39.41 ↔ R39.81
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -86,7 +89,12 @@ _ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "k
            "cerebral": "brain", "anus": "anus", "anal": "anus", "rectum": "rectum", "rectal": "rectum",
            "esophagus": "esophagus", "esophageal": "esophagus", "stomach": "stomach", "gastric": "stomach",
            "pancreas": "pancreas", "pancreatic": "pancreas", "bladder": "bladder", "prostate": "prostate",
-           "ovary": "ovary", "ovarian": "ovary", "uterus": "uterus", "uterine": "uterus"}  # fmt: skip
+           "ovary": "ovary", "ovarian": "ovary", "uterus": "uterus", "uterine": "uterus",
+           "duodenum": "duodenum", "duodenal": "duodenum", "colon": "colon", "colonic": "colon",
+           "ureter": "ureter", "ureteral": "ureter", "urethra": "urethra", "urethral": "urethra",
+           "gallbladder": "gallbladder", "spleen": "spleen", "splenic": "spleen", "thyroid": "thyroid",
+           "breast": "breast", "testis": "testis", "testicle": "testis", "testicular": "testis",
+           "adrenal": "adrenal"}  # fmt: skip
 #: organisms, by genus: two texts that each name an organism and share none name sibling conditions
 #: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
 _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
@@ -95,6 +103,8 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
               "enterococcus": "enterococcus", "enterococcal": "enterococcus", "proteus": "proteus",
               "mycoplasma": "mycoplasma", "legionella": "legionella", "candida": "candida",
               "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
+#: methicillin (or vancomycin) resistant ↔ susceptible: MRSA ↔ MSSA are two codes (B95.62 ↔ B95.61)
+_RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
 _CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol"}
 #: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
@@ -112,13 +122,17 @@ _SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol
 _MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
                         "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
                         "melanoma", "glioblastoma", "glioma", "mesothelioma"})  # fmt: skip
-_MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma")  # adenocarcinoma, liposarcoma, neuroblastoma
-_NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES))
+_MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenocarcinoma, neuroblastoma
+#: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
+_NEOPLASM = frozenset({"neoplasm", "tumor"})
+_NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
+               ("resistance", _RESISTANCE))  # fmt: skip
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
-_STAGE = re.compile(r"\bstage (\d|i{1,3}|iv|v)\b")
+_STAGE = re.compile(r"\b(?:stage|kidney disease) (\d|i{1,3}|iv|v)\b")  # "CKD 4" is stage 4
+_RANGE = re.compile(r"\bstage (\d) (?:through |to )?(\d)\b")
 _TYPE = re.compile(r"\btype (1|2|i|ii|a|b)\b")
 _HEPATITIS = re.compile(r"\bhepatitis ([a-e])\b")  # hepatitis A ↔ hepatitis C: two viruses, two codes
 #: a spinal level (C6, T12, L4) before the spine rule spells it out: two levels are two injuries
@@ -129,11 +143,40 @@ _ION = re.compile(
 )
 _IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "magnesium": "magnesemia",
          "phosphate": "phosphatemia", "phosphorus": "phosphatemia"}  # fmt: skip
-#: words a reference adds that make it the disease's bleeding complication (varices ↔ variceal
-#: hemorrhage): one-way, like :func:`uncovered_complication`, compared by their first five letters
-_BLEEDING = ("hemor", "bleed")
-#: what the prediction may say instead: a bleed named by its form (hematoma, hematemesis, hematochezia)
-_BLED = (*_BLEEDING, "hemat", "blood")
+#: complications a reference names in its own words rather than a "with" clause (esophageal varices ↔
+#: variceal hemorrhage, aortic aneurysm ↔ dissecting aneurysm, alcohol dependence ↔ alcohol withdrawal
+#: delirium): the word beginnings that name each, and those a prediction may name it by instead (a
+#: bleed by its form: hematoma, hematemesis, hematochezia). One-way, like :func:`uncovered_complication`
+_SEQUELS = {
+    "hemorrhage": (("hemor", "bleed"), ("hemor", "bleed", "hemat", "blood")),
+    "perforation": (("perfor",), ("perfor", "ruptur")),
+    "rupture": (("ruptur",), ("ruptur", "perfor")),
+    "dissection": (("dissect",), ("dissect", "tear", "torn")),
+    "gangrene": (("gangren",), ("gangren", "necro")),
+    "withdrawal": (("withdraw",), ("withdraw",)),
+    "delirium": (("delirium",), ("delirium",)),
+}
+#: a condition's status other than active disease: a history of it (Z85.3 personal history of breast
+#: cancer ↔ C50.9) or its remission (F10.11 ↔ F10.10); "not having achieved remission" is active
+_STATUS = (
+    ("history", re.compile(r"\b(?:history|hx|in the past|prior|previous)\b")),
+    ("remission", re.compile(r"\bin remission\b")),
+)
+_NOT_IN_REMISSION = re.compile(r"\bnot (?:having )?(?:achieved?|in) remission\b")
+#: limb sites, each as the path from its limb down: two texts whose sites neither hold the other
+#: name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-); "leg" and "arm" are the
+#: whole limb, as people use them
+_LOWER, _UPPER = "lower limb", "upper limb"
+_SITES = {"leg": (_LOWER,), "hip": (_LOWER, "hip"), "thigh": (_LOWER, "thigh"), "knee": (_LOWER, "knee"),
+          "shin": (_LOWER, "lower leg"), "calf": (_LOWER, "lower leg"), "ankle": (_LOWER, "ankle"),
+          "foot": (_LOWER, "foot"), "heel": (_LOWER, "foot", "heel"), "toe": (_LOWER, "foot", "toe"),
+          "arm": (_UPPER,), "shoulder": (_UPPER, "shoulder"), "elbow": (_UPPER, "elbow"),
+          "forearm": (_UPPER, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
+          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger")}  # fmt: skip
+#: words ending like these name a condition; two of them on one stem (a shared beginning of at least
+#: :data:`_KINDRED_STEM` letters) are two conditions (bronchiolitis ↔ bronchiectasis)
+_KINDRED_ENDINGS = ("itis", "osis", "asis", "emia", "oma", "pathy", "algia", "plasia", "trophy")
+_KINDRED_STEM = 6
 
 
 @dataclass(frozen=True)
@@ -258,7 +301,7 @@ GENERIC = frozenset({
     "disease", "disorder", "infection", "infectious", "cancer", "malignant", "neoplasm", "tumor", "mass",
     "lesion", "fracture", "injury", "trauma", "hemorrhage", "poisoning", "abnormality", "abnormal",
     "syndrome", "condition", "problem", "pain", "failure", "insufficiency", "derangement", "metabolic",
-    "psychiatric", "mental", "electrolyte", "other", "acute", "chronic", "primary", "secondary",
+    "psychiatric", "mental", "illness", "electrolyte", "other", "acute", "chronic", "primary", "secondary",
     "heart", "cardiac", "liver", "hepatic", "kidney", "lung", "pulmonary", "brain", "cerebral", "skin",
     "bone", "blood", "leukemia", "lymphoma", "carcinoma", "obstruction",
     "drug", "drugs", "medication", "substance", "overdose", "thyroid", "joint", "bowel", "stomach",
@@ -267,10 +310,11 @@ GENERIC = frozenset({
 
 def _plain(text: str) -> frozenset[str]:
     """Content words compared for containment: a "without …" clause dropped (calculus of gallbladder
-    without cholecystitis does not name cholecystitis), "other" dropped, plurals made singular."""
-    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(text))
+    without cholecystitis does not name cholecystitis), "other" and "closed" (a fracture's default)
+    dropped, plurals made singular."""
+    kept = re.sub(r"\bwithout (?:(?!with\b)\w+ ?)+", "", guard_expand(text))
     words = content_words(kept)
-    return frozenset(_singular(w) for w in words if w != "other")
+    return frozenset(_singular(w) for w in words if w not in ("other", "closed"))
 
 
 def _singular(word: str) -> str:
@@ -295,7 +339,7 @@ def contained(general: str, specific: str, specific_titles: Sequence[str] = ()) 
     also credit "hypertension" ↔ "pulmonary hypertension": the caller guards the rule by the codes
     (:func:`admitdx.matching.guard_codes.is_open`, one chapter)."""
     g = _plain(general)
-    if not g or g <= GENERIC:
+    if not g or g <= GENERIC - {"failure", "insufficiency"}:
         return False
     own = _plain(specific)
     if own == g or not g <= own.union(*(_plain(t) for t in specific_titles)):
@@ -329,15 +373,16 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
     return None
 
 
-def uncovered_bleeding(prediction: str, reference: str) -> str | None:
-    """The reference names a hemorrhage the prediction does not (esophageal varices ↔ esophageal
-    variceal hemorrhage; ICD-10-CM separates them, I85.00 ↔ I85.01)."""
-    said = {w[:5] for w in guard_expand(prediction).split()}
-    # a bleed the reference denies ("without hemorrhage", "without bleeding") is no complication
-    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference))
-    named = {w[:5] for w in kept.split()}
-    if any(b in named for b in _BLEEDING) and not any(b in said for b in _BLED):
-        return "reference adds hemorrhage"
+def uncovered_sequel(prediction: str, reference: str) -> str | None:
+    """The reference names a complication (:data:`_SEQUELS`) the prediction does not: esophageal
+    varices ↔ esophageal variceal hemorrhage (ICD-10-CM separates them, I85.00 ↔ I85.01), duodenal
+    ulcer ↔ duodenal ulcer with perforation, abdominal aortic aneurysm ↔ dissecting aneurysm."""
+    said = guard_expand(prediction).split()
+    # a complication the reference denies ("without hemorrhage", "without perforation") is none
+    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference)).split()
+    for name, (names, instead) in _SEQUELS.items():
+        if any(w.startswith(names) for w in kept) and not any(w.startswith(instead) for w in said):
+            return f"reference adds {name}"
     return None
 
 
@@ -369,14 +414,50 @@ def _levels(text: str) -> set[str]:
 
 
 def _acuity(words: list[str]) -> tuple[bool, bool]:
-    return "acute" in words, "chronic" in words
+    """Acute, chronic: an exacerbation is an acute event ("COPD exacerbation" ↔ "AECOPD", "acute
+    exacerbation of COPD")."""
+    return "acute" in words or "exacerbation" in words, "chronic" in words
 
 
 def _with_without(a: str, b: str) -> str | None:
-    without = set(re.findall(r"\bwithout (\w+)", a))
-    with_ = set(re.findall(r"\bwith (\w+)", b))
-    shared = sorted(without & with_)
-    return shared[0] if shared else None
+    """A clause ``a`` opens with "without X" and ``b`` with "with X", X compared by its first five
+    letters past "mention of" (MIMIC's "WITHOUT BEHAVIROAL DISTURBANCE" ↔ "with behavioural …")."""
+    without = {m[:5]: m for m in re.findall(r"\bwithout (?:mention of )?(\w+)", a)}
+    with_ = {m[:5] for m in re.findall(r"\bwith (?:mention of )?(\w+)", b)}
+    shared = sorted(set(without) & with_)
+    return without[shared[0]] if shared else None
+
+
+def _status(expanded: str) -> frozenset[str]:
+    text = _NOT_IN_REMISSION.sub(" ", expanded)
+    return frozenset(name for name, pattern in _STATUS if pattern.search(text))
+
+
+def _sites(words: set[str]) -> set[tuple[str, ...]]:
+    return {_SITES[w] for w in words if w in _SITES}
+
+
+def _other_site(sa: set[str], sb: set[str]) -> str | None:
+    """Both texts name a limb site and no site of one holds (or is) a site of the other."""
+    pa, pb = _sites(sa), _sites(sb)
+    if pa and pb and not any(x[: len(y)] == y or y[: len(x)] == x for x in pa for y in pb):
+        return f"site {'/'.join(sorted(x[-1] for x in pa))} vs {'/'.join(sorted(y[-1] for y in pb))}"
+    return None
+
+
+def _kindred(sa: set[str], sb: set[str]) -> str | None:
+    """Two condition words on one stem, neither ending the other (bronchiolitis ↔ bronchiectasis,
+    lymphadenopathy ↔ lymphadenitis; tracheobronchitis ↔ bronchitis is the same condition, closer)."""
+    for x in sa - sb:
+        for y in sb - sa:
+            if (
+                x.endswith(_KINDRED_ENDINGS)
+                and y.endswith(_KINDRED_ENDINGS)
+                and x[:_KINDRED_STEM] == y[:_KINDRED_STEM]
+                and not (x.endswith(y) or y.endswith(x))
+            ):
+                return f"{x} vs {y}"
+    return None
 
 
 _DENIAL = re.compile(r"\b(?:without|no)\b((?:(?!\bwith\b|\bwithout\b)[\w ])*)")
@@ -406,7 +487,11 @@ def _non(a: str, b: str) -> str | None:
 
 
 def _numbered(pattern: re.Pattern[str], text: str) -> set[str]:
-    return {_ROMAN.get(m, m) for m in pattern.findall(text)}
+    """The numbers a pattern finds, a range read whole ("stage 1-4" → 1, 2, 3, 4)."""
+    found = {_ROMAN.get(m, m) for m in pattern.findall(text)}
+    for low, high in _RANGE.findall(text):
+        found |= {str(n) for n in range(int(low), int(high) + 1)}
+    return found
 
 
 def contrast(a: str, b: str) -> str | None:
@@ -436,8 +521,10 @@ def contrast(a: str, b: str) -> str | None:
     la, lb = _levels(a), _levels(b)
     if la and lb and not la & lb:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
-    if why := _other_inflammation(sa, sb) or _pre(sa, sb):
+    if why := _other_inflammation(sa, sb) or _pre(sa, sb) or _other_site(sa, sb) or _kindred(sa, sb):
         return why
+    if (status_a := _status(ea)) != (status_b := _status(eb)):
+        return f"status: {'/'.join(sorted(status_a)) or 'active'} vs {'/'.join(sorted(status_b)) or 'active'}"
     for pattern, what in ((_STAGE, "stage"), (_TYPE, "type"), (_HEPATITIS, "hepatitis")):
         na, nb = _numbered(pattern, ea), _numbered(pattern, eb)
         if na and nb and not na & nb:
@@ -455,7 +542,8 @@ def contrast(a: str, b: str) -> str | None:
 
 
 def _malignant(words: set[str]) -> bool:
-    return bool(words & _MALIGNANT) or any(w.endswith(_MALIGNANT_ENDINGS) for w in words)
+    named = words & (_MALIGNANT - _NEOPLASM if "benign" in words else _MALIGNANT)
+    return bool(named) or any(w.endswith(_MALIGNANT_ENDINGS) for w in words)
 
 
 def _same_stem_other_suffix(x: str, y: str) -> bool:

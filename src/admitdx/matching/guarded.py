@@ -66,8 +66,8 @@ from admitdx.matching.guard_text import (
     guard_expand,
     readings,
     terms,
-    uncovered_bleeding,
     uncovered_complication,
+    uncovered_sequel,
 )
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, dictionary
 from admitdx.matching.normalize import normalize_diagnosis
@@ -322,7 +322,7 @@ def _assess(
         if (
             why := contrast(prediction, v)
             or uncovered_complication(prediction, v)
-            or uncovered_bleeding(prediction, v)
+            or uncovered_sequel(prediction, v)
         ):
             return Assessment("contrast", similarity, why)
     if not p.codes or not r.codes:
@@ -359,16 +359,26 @@ def _one_names_the_other(prediction: str, variants: list[str], p: Reading, r: Re
     NOS R57.9): the general side's words are all in the specific side's (:func:`contained`), the
     general side's code leaves the condition open (:func:`is_open`: unspecified, other, or a
     category), and when the specific side's codes are the dictionary's own (firm) the two share an
-    ICD-10-CM chapter. So "hypertension" (I10, a specified code) never names "pulmonary
-    hypertension", and "diabetes" with no code never names "diabetes insipidus"."""
+    ICD-10-CM chapter (or the general side is a symptom, :func:`_symptom`). So "hypertension" (I10, a
+    specified code) never names "pulmonary hypertension", and "diabetes" with no code never names
+    "diabetes insipidus"."""
     meet = bool({chapter(c) for c in p.codes} & {chapter(c) for c in r.codes})
     p_titles = code_descriptions(p.codes) if p.firm else []
-    reference_open = any(is_open(c) for c in r.codes) and (meet or not p.firm)
+    reference_open = (any(is_open(c) for c in r.codes) and (meet or not p.firm)) or _symptom(r.codes)
     if reference_open and any(contained(v, prediction, p_titles) for v in variants):
         return True
     if any(is_open(c) for c in p.codes) and (meet or not r.firm):
         return contained(prediction, variants[0], variants[1:])
     return False
+
+
+def _symptom(codes: frozenset[str]) -> bool:
+    """Whether a text's codes are all symptoms or signs (ICD-10-CM chapter 18, R00-R99): a diagnosis
+    that names the symptom's words with more detail explains it, whatever its chapter ("migraine
+    headache" ↔ "Headache" R51.9, "acute hypoxic respiratory failure" ↔ "Respiratory failure").
+    R65 is left out: SIRS and severe sepsis (R65.20 without, R65.21 with septic shock) are
+    conditions whose codes are siblings, not symptoms."""
+    return bool(codes) and all(c.startswith("R") and not c.startswith("R65") for c in codes)
 
 
 def _show(codes: frozenset[str]) -> str:

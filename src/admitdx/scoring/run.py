@@ -180,8 +180,11 @@ def _score_run(
         "agreement": find_agreement([s.directory for s in scored]),
         # the matcher's precision and recall on the adjudicated pair set, and its accepted
         # non-identical pairs per system, for every report to state (issue 33)
-        **({"matcher_quality": matcher_quality(params.matcher, [s.directory for s in scored])}
-           if params.matcher else {}),
+        **(
+            {"matcher_quality": matcher_quality(params.matcher, [s.directory for s in scored])}
+            if params.matcher
+            else {}
+        ),
         "systems": results,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
