@@ -41,7 +41,7 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
 #: the pair sets the shipped calibration was chosen on (all five are used for development now)
 BLIND = DEV_PAIRS.parent.parent
 USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
-              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in (2, 3, 4)))  # fmt: skip
+              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in (2, 3, 4, 5, 6)))  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Rectal adenocarcinoma", "Malignant neoplasm of rectum", None),
         ("Aortic stenosis", "Aortic regurgitation", "insufficiency"),
         ("Fatty liver", "Unspecified cirrhosis of liver", "cirrhosis"),
-        ("Multiple rib fractures", "FRACTURE ONE RIB-CLOSED", "multiple vs one"),
+        ("Multiple rib fractures", "FRACTURE ONE RIB-CLOSED", "count several vs one"),
         ("Hypertrophic cardiomyopathy", "Dilated cardiomyopathy", "hypertrophic vs dilated"),
         ("TTP", "Immune thrombocytopenic purpura", "thrombotic vs immune"),
         ("Anal cancer", "MALIGNANT NEOPL RECTUM", "organ anus vs rectum"),
@@ -124,6 +124,17 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Single rib fracture", "FRACTURE ONE RIB-CLOSED", None),
         ("Colonic adenoma", "Benign neoplasm of colon, unspecified", None),
         ("COPD exacerbation", "AECOPD", None),  # an exacerbation is acute
+        ("New-onset atrial flutter", "Chronic atrial flutter", "acuity"),  # so is a new onset
+        # origin, intent, count, a heart block's degree, cause of a bleed
+        ("Secondary hypothyroidism", "Primary hypothyroidism", "primary"),
+        ("Intentional paracetamol overdose", "Poisoning by 4-aminophenol derivatives, accidental", "intent"),
+        ("Fractured single rib", "Multiple fractures of ribs, left side", "count one vs several"),
+        ("Second degree heart block", "Atrioventricular block, first degree", "degree"),
+        ("Complete heart block", "Atrioventricular block, complete", None),
+        ("Traumatic subarachnoid hemorrhage", "Nontraumatic subarachnoid hemorrhage", "traumatic"),
+        ("Biliary colic", "Renal colic", "organ"),
+        ("CML in molecular remission", "Chronic myeloid leukemia, not having achieved remission", "status"),
+        ("Varices, non-bleeding", "Esophageal varices without bleeding", None),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -235,6 +246,7 @@ def test_containment_credits_detail_not_a_second_condition(
         ("Aortic tear", "Dissection of thoracic aorta", False),  # a tear names the dissection
         ("Gastric ulcer", "Acute gastric ulcer with perforation", True),
         ("Alcohol dependence", "Alcohol withdrawal delirium", True),
+        ("Acute confusional state", "Delirium due to known physiological condition", False),
     ],
 )
 def test_a_bleed_the_prediction_does_not_name(prediction: str, reference: str, refused: bool) -> None:

@@ -75,12 +75,13 @@ _EXCLUSIVE = (
     frozenset({"stenosis", "insufficiency"}),
     frozenset({"fatty", "fibrosis", "cirrhosis"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
-    frozenset({"one", "multiple"}),  # fracture of one rib ↔ multiple fractures of ribs
-    frozenset({"single", "multiple"}),
+    frozenset({"primary", "secondary"}),  # E21.0 ↔ E21.1, C34 ↔ C78.0: the origin is the diagnosis
+    frozenset({"traumatic", "nontraumatic"}),  # S06.6 ↔ I60: two chapters
     frozenset({"hypertrophic", "dilated", "restrictive"}),  # the cardiomyopathies, I42.0-I42.5
     frozenset({"immune", "thrombotic"}),  # immune (D69.3) ↔ thrombotic (M31.1) thrombocytopenic purpura
     frozenset({"thoracic", "abdominal"}),  # the aorta's two parts: I71.0x/I71.2 ↔ I71.3/I71.4, S25.0 ↔ S35.0
     frozenset({"stress", "urge", "overflow"}),  # the kinds of urinary incontinence, N39.3 ↔ N39.41 ↔ R39.81
+    frozenset({"accidental", "intentional"}),  # a poisoning's intent is its code's 6th character
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -94,7 +95,7 @@ _ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "k
            "ureter": "ureter", "ureteral": "ureter", "urethra": "urethra", "urethral": "urethra",
            "gallbladder": "gallbladder", "spleen": "spleen", "splenic": "spleen", "thyroid": "thyroid",
            "breast": "breast", "testis": "testis", "testicle": "testis", "testicular": "testis",
-           "adrenal": "adrenal"}  # fmt: skip
+           "adrenal": "adrenal", "biliary": "gallbladder"}  # fmt: skip
 #: organisms, by genus: two texts that each name an organism and share none name sibling conditions
 #: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
 _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
@@ -106,7 +107,13 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
 #: methicillin (or vancomycin) resistant ↔ susceptible: MRSA ↔ MSSA are two codes (B95.62 ↔ B95.61)
 _RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
-_CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol"}
+_CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
+           "traumatic": "trauma", "aneurysmal": "aneurysm"}  # fmt: skip
+#: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-)
+_COUNT = {"one": "one", "single": "one", "two": "several", "three": "several", "multiple": "several"}
+#: a heart block's degree (I44.0 ↔ I44.1 ↔ I44.2), read only where both texts name a block
+_DEGREE = {"1st": "first", "first": "first", "2nd": "second", "second": "second", "mobitz": "second",
+           "3rd": "third", "third": "third", "complete": "third"}  # fmt: skip
 #: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
 #: classes are two codes (cocaine T40.5 ↔ heroin T40.1); heroin, methadone and fentanyl are opioids
 _SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol",
@@ -126,7 +133,7 @@ _MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenoca
 #: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
 _NEOPLASM = frozenset({"neoplasm", "tumor"})
 _NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
-               ("resistance", _RESISTANCE))  # fmt: skip
+               ("resistance", _RESISTANCE), ("count", _COUNT))  # fmt: skip
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
@@ -154,15 +161,15 @@ _SEQUELS = {
     "dissection": (("dissect",), ("dissect", "tear", "torn")),
     "gangrene": (("gangren",), ("gangren", "necro")),
     "withdrawal": (("withdraw",), ("withdraw",)),
-    "delirium": (("delirium",), ("delirium",)),
+    "delirium": (("delirium",), ("delirium", "confus")),  # an acute confusional state is one
 }
 #: a condition's status other than active disease: a history of it (Z85.3 personal history of breast
 #: cancer ↔ C50.9) or its remission (F10.11 ↔ F10.10); "not having achieved remission" is active
 _STATUS = (
     ("history", re.compile(r"\b(?:history|hx|in the past|prior|previous)\b")),
-    ("remission", re.compile(r"\bin remission\b")),
+    ("remission", re.compile(r"\bremission\b")),  # "in remission", "in molecular remission"
 )
-_NOT_IN_REMISSION = re.compile(r"\bnot (?:having )?(?:achieved?|in) remission\b")
+_NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:achieved?|in) remission\b")
 #: limb sites, each as the path from its limb down: two texts whose sites neither hold the other
 #: name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-); "leg" and "arm" are the
 #: whole limb, as people use them
@@ -357,20 +364,29 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
     named when the prediction has one of its words, compared by their first five letters
     ("hypoxic" names "with hypoxia"); the reference's own words before "with" and stage numbers are
     not a complication."""
-    said = {w[:5] for w in guard_expand(prediction).split()}
+    predicted = guard_expand(prediction)
+    words_said = predicted.split()
+    said = {w[:5] for w in words_said}
+    if re.search(r"\bacute on chronic\b|\bflare\b|\bcrisis\b", predicted):
+        said.add("exace")  # an exacerbation named otherwise ("AECOPD" reads "acute on chronic …")
     expanded = guard_expand(reference)
     main = {w[:5] for w in re.split(r"\bwith(?:out)?\b", expanded)[0].split()}
     for clause in re.findall(r"\bwith ((?:(?!with\b|without\b)\w+ ?)+)", expanded):
         # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
         # a complication
-        skip = QUALIFIERS | {"stage", "through"}
-        if {"manifestations", "severity"} & set(clause.split()):
+        skip = QUALIFIERS | {"stage", "through", "closed"}
+        if {"manifestation", "manifestations", "severity"} & set(clause.split()):
             continue  # ICD's residual clauses ("with other respiratory manifestations", "with
             # unspecified severity") name no complication: they are the disease as usually seen
         words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
-        if words and not any(w[:5] in said for w in words):
+        if words and not any(w[:5] in said or _ends(w, words_said) for w in words):
             return f"reference adds with {' '.join(words)}"
     return None
+
+
+def _ends(word: str, said: list[str]) -> bool:
+    """Whether a word said ends the clause's word or the reverse (neuropathy ↔ polyneuropathy)."""
+    return any(len(w) > 5 and (word.endswith(w) or w.endswith(word)) for w in said)
 
 
 def uncovered_sequel(prediction: str, reference: str) -> str | None:
@@ -414,9 +430,10 @@ def _levels(text: str) -> set[str]:
 
 
 def _acuity(words: list[str]) -> tuple[bool, bool]:
-    """Acute, chronic: an exacerbation is an acute event ("COPD exacerbation" ↔ "AECOPD", "acute
-    exacerbation of COPD")."""
-    return "acute" in words or "exacerbation" in words, "chronic" in words
+    """Acute, chronic: an exacerbation, a flare and a new onset are acute ("COPD exacerbation" ↔
+    "AECOPD", "new-onset atrial fibrillation" ↔ "chronic atrial fibrillation")."""
+    acute = bool({"acute", "exacerbation", "flare"} & set(words)) or "new onset" in " ".join(words)
+    return acute, "chronic" in words
 
 
 def _with_without(a: str, b: str) -> str | None:
@@ -468,7 +485,7 @@ def _denied(a: str, b: str) -> str | None:
     word ``b`` names outside a denial of its own ("no loss of consciousness"): rib contusion without
     fracture ↔ fracture of ribs, calculus of gallbladder without cholecystitis ↔ cholecystitis;
     not "without acute cor pulmonale" ↔ acute pulmonary embolism (b names no cor pulmonale)."""
-    named = set(_DENIAL.sub(" ", b).split())
+    named = set(_DENIAL.sub(" ", re.sub(r"\bnon \w+", " ", b)).split())  # "non bleeding" denies too
     for clause in _DENIAL.findall(a):
         words = [w for w in clause.split() if w not in QUALIFIERS | {"mention"}]
         if words and set(words) <= named:
@@ -479,7 +496,7 @@ def _denied(a: str, b: str) -> str | None:
 def _non(a: str, b: str) -> str | None:
     """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation)."""
     for word in re.findall(r"\bnon (\w+)", a):
-        if re.search(rf"(?<!non )\b{re.escape(word)}\b", b) and not re.search(
+        if re.search(rf"(?<!non )(?<!without )(?<!no )\b{re.escape(word)}\b", b) and not re.search(
             rf"\bnon {re.escape(word)}\b", b
         ):
             return word
@@ -518,6 +535,10 @@ def contrast(a: str, b: str) -> str | None:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
+    if "block" in sa and "block" in sb:
+        da, db = {_DEGREE[w] for w in sa if w in _DEGREE}, {_DEGREE[w] for w in sb if w in _DEGREE}
+        if da and db and not da & db:
+            return f"degree {'/'.join(sorted(da))} vs {'/'.join(sorted(db))}"
     la, lb = _levels(a), _levels(b)
     if la and lb and not la & lb:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
