@@ -73,7 +73,9 @@ _EXCLUSIVE = (
     frozenset({"infarction", "transient"}),
     frozenset({"insipidus", "mellitus"}),
     frozenset({"stenosis", "insufficiency"}),
-    frozenset({"fatty", "fibrosis", "cirrhosis"}),
+    frozenset({"fatty", "steatohepatitis", "fibrosis", "cirrhosis"}),
+    frozenset({"inflammatory", "irritable"}),  # inflammatory bowel disease ↔ irritable bowel syndrome
+    frozenset({"simplex", "zoster"}),  # herpes simplex (B00) ↔ herpes zoster (B02)
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
     frozenset({"primary", "secondary"}),  # E21.0 ↔ E21.1, C34 ↔ C78.0: the origin is the diagnosis
     frozenset({"traumatic", "nontraumatic"}),  # S06.6 ↔ I60: two chapters
@@ -95,7 +97,8 @@ _ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "k
            "ureter": "ureter", "ureteral": "ureter", "urethra": "urethra", "urethral": "urethra",
            "gallbladder": "gallbladder", "spleen": "spleen", "splenic": "spleen", "thyroid": "thyroid",
            "breast": "breast", "testis": "testis", "testicle": "testis", "testicular": "testis",
-           "adrenal": "adrenal", "biliary": "gallbladder"}  # fmt: skip
+           "adrenal": "adrenal", "biliary": "gallbladder", "coronary": "heart",
+           "intracranial": "brain", "spinal": "spine"}  # fmt: skip
 #: organisms, by genus: two texts that each name an organism and share none name sibling conditions
 #: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
 _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
@@ -106,11 +109,19 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
               "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
 #: methicillin (or vancomycin) resistant ↔ susceptible: MRSA ↔ MSSA are two codes (B95.62 ↔ B95.61)
 _RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
+#: where a pneumonia was acquired: community (J18.9) ↔ ventilator (J95.851) ↔ hospital
+_ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "hospital",
+             "ventilator": "ventilator"}  # fmt: skip
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
 _CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
            "traumatic": "trauma", "aneurysmal": "aneurysm"}  # fmt: skip
 #: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-)
 _COUNT = {"one": "one", "single": "one", "two": "several", "three": "several", "multiple": "several"}
+#: a seizure's kind (G40.0-/G40.1- focal ↔ G40.3- generalized ↔ G40.A- absence), read only where both
+#: texts name a seizure, convulsion or epilepsy
+_SEIZURE_KIND = {"focal": "focal", "partial": "focal", "absence": "absence", "petit": "absence",
+                 "grand": "generalized", "generalized": "generalized"}  # fmt: skip
+_SEIZURE_WORDS = ("seizure", "convuls", "epilep")
 #: a heart block's degree (I44.0 ↔ I44.1 ↔ I44.2), read only where both texts name a block
 _DEGREE = {"1st": "first", "first": "first", "2nd": "second", "second": "second", "mobitz": "second",
            "3rd": "third", "third": "third", "complete": "third"}  # fmt: skip
@@ -133,7 +144,7 @@ _MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenoca
 #: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
 _NEOPLASM = frozenset({"neoplasm", "tumor"})
 _NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
-               ("resistance", _RESISTANCE), ("count", _COUNT))  # fmt: skip
+               ("resistance", _RESISTANCE), ("count", _COUNT), ("acquired", _ACQUIRED))  # fmt: skip
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
@@ -161,6 +172,7 @@ _SEQUELS = {
     "dissection": (("dissect",), ("dissect", "tear", "torn")),
     "gangrene": (("gangren",), ("gangren", "necro")),
     "withdrawal": (("withdraw",), ("withdraw",)),
+    "ketoacidosis": (("ketoacidosis",), ("ketoacidosis",)),  # diabetes ↔ DIAB KETOACIDOSIS IDDM
     "delirium": (("delirium",), ("delirium", "confus")),  # an acute confusional state is one
 }
 #: a condition's status other than active disease: a history of it (Z85.3 personal history of breast
@@ -168,9 +180,10 @@ _SEQUELS = {
 _STATUS = (
     ("history", re.compile(r"\b(?:history|hx|in the past|prior|previous)\b")),
     ("remission", re.compile(r"\bremission\b")),  # "in remission", "in molecular remission"
+    ("asymptomatic", re.compile(r"\basymptomatic\b")),  # Z21 asymptomatic HIV ↔ B20 HIV disease, AIDS
 )
 _NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:achieved?|in) remission\b")
-#: limb sites, each as the path from its limb down: two texts whose sites neither hold the other
+#: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the other
 #: name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-); "leg" and "arm" are the
 #: whole limb, as people use them
 _LOWER, _UPPER = "lower limb", "upper limb"
@@ -179,7 +192,13 @@ _SITES = {"leg": (_LOWER,), "hip": (_LOWER, "hip"), "thigh": (_LOWER, "thigh"), 
           "foot": (_LOWER, "foot"), "heel": (_LOWER, "foot", "heel"), "toe": (_LOWER, "foot", "toe"),
           "arm": (_UPPER,), "shoulder": (_UPPER, "shoulder"), "elbow": (_UPPER, "elbow"),
           "forearm": (_UPPER, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
-          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger")}  # fmt: skip
+          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"),
+          "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
+          "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
+          "scalp": ("scalp",),
+          # the tineas' Latin sites (B35.0-B35.6)
+          "pedis": (_LOWER, "foot"), "manuum": (_UPPER, "hand"), "cruris": ("groin",), "capitis": ("scalp",),
+          "barbae": ("beard",), "corporis": ("body",)}  # fmt: skip
 #: words ending like these name a condition; two of them on one stem (a shared beginning of at least
 #: :data:`_KINDRED_STEM` letters) are two conditions (bronchiolitis ↔ bronchiectasis)
 _KINDRED_ENDINGS = ("itis", "osis", "asis", "emia", "oma", "pathy", "algia", "plasia", "trophy")
@@ -311,7 +330,7 @@ GENERIC = frozenset({
     "psychiatric", "mental", "illness", "electrolyte", "other", "acute", "chronic", "primary", "secondary",
     "heart", "cardiac", "liver", "hepatic", "kidney", "lung", "pulmonary", "brain", "cerebral", "skin",
     "bone", "blood", "leukemia", "lymphoma", "carcinoma", "obstruction",
-    "drug", "drugs", "medication", "substance", "overdose", "thyroid", "joint", "bowel", "stomach",
+    "drug", "drugs", "medication", "substance", "overdose", "thyroid", "joint", "bowel", "stomach", "valve",
 })  # fmt: skip
 
 
@@ -494,7 +513,12 @@ def _denied(a: str, b: str) -> str | None:
 
 
 def _non(a: str, b: str) -> str | None:
-    """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation)."""
+    """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation;
+    nonruptured ↔ ruptured aneurysm, nontoxic ↔ toxic goiter, nonalcoholic ↔ alcoholic)."""
+    bare = set(b.split())
+    for word in a.split():
+        if word.startswith("non") and len(word) > 6 and word[3:] in bare:
+            return word[3:]
     for word in re.findall(r"\bnon (\w+)", a):
         if re.search(rf"(?<!non )(?<!without )(?<!no )\b{re.escape(word)}\b", b) and not re.search(
             rf"\bnon {re.escape(word)}\b", b
@@ -535,10 +559,14 @@ def contrast(a: str, b: str) -> str | None:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
-    if "block" in sa and "block" in sb:
-        da, db = {_DEGREE[w] for w in sa if w in _DEGREE}, {_DEGREE[w] for w in sb if w in _DEGREE}
-        if da and db and not da & db:
-            return f"degree {'/'.join(sorted(da))} vs {'/'.join(sorted(db))}"
+    for what, kinds, named in (
+        ("degree", _DEGREE, lambda w: w == "block"),
+        ("seizure", _SEIZURE_KIND, lambda w: w.startswith(_SEIZURE_WORDS)),
+    ):
+        if any(map(named, sa)) and any(map(named, sb)):
+            da, db = {kinds[w] for w in sa if w in kinds}, {kinds[w] for w in sb if w in kinds}
+            if da and db and not da & db:
+                return f"{what} {'/'.join(sorted(da))} vs {'/'.join(sorted(db))}"  # fmt: skip
     la, lb = _levels(a), _levels(b)
     if la and lb and not la & lb:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
