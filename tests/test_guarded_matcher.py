@@ -22,16 +22,8 @@ from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
 from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.guard_codes import chapter, compatible, exact_codes, given_codes, is_open, stands_for
-from admitdx.matching.guard_text import (
-    TERMS_FILE,
-    _rows,
-    contrast,
-    guard_expand,
-    readings,
-    terms,
-    uncovered_complication,
-    uncovered_sequel,
-)
+from admitdx.matching.guard_compare import contained, contrast, uncovered_complication, uncovered_sequel
+from admitdx.matching.guard_text import TERMS_FILE, _rows, guard_expand, readings, terms
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores
 from admitdx.matching.runner import run_matcher
@@ -239,7 +231,7 @@ def test_an_ambiguous_abbreviation_is_read_in_every_meaning() -> None:
 def test_containment_credits_detail_not_a_second_condition(
     general: str, specific: str, titles: tuple[str, ...], expected: bool
 ) -> None:
-    assert guard_text.contained(general, specific, titles) is expected
+    assert contained(general, specific, titles) is expected
 
 
 @pytest.mark.parametrize(

@@ -58,17 +58,8 @@ from admitdx.matching.guard_codes import (
     given_codes,
     is_open,
 )
-from admitdx.matching.guard_text import (
-    GENERIC,
-    contained,
-    content_words,
-    contrast,
-    guard_expand,
-    readings,
-    terms,
-    uncovered_complication,
-    uncovered_sequel,
-)
+from admitdx.matching.guard_compare import contained, contrast, uncovered_complication, uncovered_sequel
+from admitdx.matching.guard_text import GENERIC, content_words, guard_expand, readings, terms
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, dictionary
 from admitdx.matching.normalize import normalize_diagnosis
 

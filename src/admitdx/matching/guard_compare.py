@@ -1,0 +1,451 @@
+"""How two spelled-out diagnosis texts (:mod:`admitdx.matching.guard_text`) compare, for the guarded
+matcher: the contrasts a clinician would never credit, the complications one names and the other does
+not, and whether one names the other with more detail.
+
+**Contrasts** (:func:`contrast`): a pair is refused when the two texts name opposite values of one
+axis the ICD hierarchy separates — whatever their similarity:
+
+- opposite prefixes on one stem: hypo-/hyper- (hypokalemia ↔ hyperkalemia), brady-/tachy-;
+- acuity: one side acute, the other chronic and not acute ("acute on chronic" is both);
+- laterality (left, right, bilateral), upper ↔ lower, type 1 ↔ type 2, systolic ↔ diastolic;
+- "with X" on one side and "without X" on the other, "non X" against a bare "X" (NSTEMI ↔ STEMI);
+- one stem with a different suffix (diverticulitis ↔ diverticulosis, encephalitis ↔ encephalopathy);
+- named pairs of distinct conditions one organ apart in wording (fibrillation ↔ flutter,
+  intoxication ↔ withdrawal, cervical/thoracic/lumbar), and different stages (CKD stage 3 ↔ 5);
+- named axes (organ, organism, cause, substance, resistance, count, place of acquisition), limb and
+  back sites (a limb holds its parts), a status (history of, in remission, asymptomatic ↔ active).
+
+**Complications** (:func:`uncovered_complication`, :func:`uncovered_sequel`): one-way — the
+reference names a complication ("with X", or in its own words: hemorrhage, perforation, dissection …)
+the prediction does not.
+
+**Containment** (:func:`contained`): one text names the other with only more detail.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from admitdx.matching.guard_text import GENERIC, QUALIFIERS, content_words, guard_expand
+from admitdx.matching.normalize import expand_diagnosis
+
+_OPPOSITE_PREFIXES = (("hypo", "hyper"), ("brady", "tachy"))
+_EXCLUSIVE = (
+    frozenset({"left", "right", "bilateral"}),
+    frozenset({"upper", "lower"}),
+    frozenset({"systolic", "diastolic"}),
+    frozenset({"fibrillation", "flutter", "tachycardia"}),  # atrial tachycardia ↔ flutter, VT ↔ VF
+    frozenset({"intoxication", "withdrawal"}),
+    frozenset({"cervical", "thoracic", "lumbar"}),
+    frozenset({"benign", "malignant"}),
+    frozenset({"open", "closed"}),
+    frozenset({"acidosis", "alkalosis"}),
+    frozenset({"anterior", "inferior"}),
+    frozenset({"viral", "bacterial"}),
+    frozenset({"small", "large"}),
+    frozenset({"central", "obstructive"}),
+    frozenset({"lymphocytic", "myeloid"}),
+    frozenset({"lymphocytic", "myelogenous"}),
+    frozenset({"lymphocytic", "myeloblastic"}),  # ICD-10-CM's word for acute myeloid (C92.0)
+    frozenset({"lymphoblastic", "myeloid"}),
+    frozenset({"lymphoblastic", "myeloblastic"}),
+    frozenset({"viral", "streptococcal"}),
+    frozenset({"viral", "staphylococcal"}),
+    frozenset({"abscess", "hematoma"}),
+    frozenset({"infarction", "transient"}),
+    frozenset({"insipidus", "mellitus"}),
+    frozenset({"stenosis", "insufficiency"}),
+    frozenset({"fatty", "steatohepatitis", "fibrosis", "cirrhosis"}),
+    frozenset({"inflammatory", "irritable"}),  # inflammatory bowel disease ↔ irritable bowel syndrome
+    frozenset({"simplex", "zoster"}),  # herpes simplex (B00) ↔ herpes zoster (B02)
+    frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
+    frozenset({"primary", "secondary"}),  # E21.0 ↔ E21.1, C34 ↔ C78.0: the origin is the diagnosis
+    frozenset({"traumatic", "nontraumatic"}),  # S06.6 ↔ I60: two chapters
+    frozenset({"hypertrophic", "dilated", "restrictive"}),  # the cardiomyopathies, I42.0-I42.5
+    frozenset({"immune", "thrombotic"}),  # immune (D69.3) ↔ thrombotic (M31.1) thrombocytopenic purpura
+    frozenset({"thoracic", "abdominal"}),  # the aorta's two parts: I71.0x/I71.2 ↔ I71.3/I71.4, S25.0 ↔ S35.0
+    frozenset({"stress", "urge", "overflow"}),  # the kinds of urinary incontinence, N39.3 ↔ N39.41 ↔ R39.81
+    frozenset({"accidental", "intentional"}),  # a poisoning's intent is its code's 6th character
+)
+#: organ words, spelled out, by organ: two texts that each name an organ and share none name different
+#: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
+_ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "kidney", "heart": "heart",
+           "cardiac": "heart", "lung": "lung", "lungs": "lung", "pulmonary": "lung", "brain": "brain",
+           "cerebral": "brain", "anus": "anus", "anal": "anus", "rectum": "rectum", "rectal": "rectum",
+           "esophagus": "esophagus", "esophageal": "esophagus", "stomach": "stomach", "gastric": "stomach",
+           "pancreas": "pancreas", "pancreatic": "pancreas", "bladder": "bladder", "prostate": "prostate",
+           "ovary": "ovary", "ovarian": "ovary", "uterus": "uterus", "uterine": "uterus",
+           "duodenum": "duodenum", "duodenal": "duodenum", "colon": "colon", "colonic": "colon",
+           "ureter": "ureter", "ureteral": "ureter", "urethra": "urethra", "urethral": "urethra",
+           "gallbladder": "gallbladder", "spleen": "spleen", "splenic": "spleen", "thyroid": "thyroid",
+           "breast": "breast", "testis": "testis", "testicle": "testis", "testicular": "testis",
+           "adrenal": "adrenal", "biliary": "gallbladder", "coronary": "heart",
+           "intracranial": "brain", "spinal": "spine"}  # fmt: skip
+#: organisms, by genus: two texts that each name an organism and share none name sibling conditions
+#: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
+_ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
+              "staphylococcal": "staphylococcus", "streptococcus": "streptococcus",
+              "streptococcal": "streptococcus", "pseudomonas": "pseudomonas", "hemophilus": "hemophilus",
+              "enterococcus": "enterococcus", "enterococcal": "enterococcus", "proteus": "proteus",
+              "mycoplasma": "mycoplasma", "legionella": "legionella", "candida": "candida",
+              "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
+#: methicillin (or vancomycin) resistant ↔ susceptible: MRSA ↔ MSSA are two codes (B95.62 ↔ B95.61)
+_RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
+#: where a pneumonia was acquired: community (J18.9) ↔ ventilator (J95.851) ↔ hospital
+_ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "hospital",
+             "ventilator": "ventilator"}  # fmt: skip
+#: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
+_CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
+           "traumatic": "trauma", "aneurysmal": "aneurysm"}  # fmt: skip
+#: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-)
+_COUNT = {"one": "one", "single": "one", "two": "several", "three": "several", "multiple": "several"}
+#: a seizure's kind (G40.0-/G40.1- focal ↔ G40.3- generalized ↔ G40.A- absence), read only where both
+#: texts name a seizure, convulsion or epilepsy
+_SEIZURE_KIND = {"focal": "focal", "partial": "focal", "absence": "absence", "petit": "absence",
+                 "grand": "generalized", "generalized": "generalized"}  # fmt: skip
+_SEIZURE_WORDS = ("seizure", "convuls", "epilep")
+#: a heart block's degree (I44.0 ↔ I44.1 ↔ I44.2), read only where both texts name a block
+_DEGREE = {"1st": "first", "first": "first", "2nd": "second", "second": "second", "mobitz": "second",
+           "3rd": "third", "third": "third", "complete": "third"}  # fmt: skip
+#: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
+#: classes are two codes (cocaine T40.5 ↔ heroin T40.1); heroin, methadone and fentanyl are opioids
+_SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol",
+               "cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "opioids": "opioid",
+               "methadone": "opioid", "fentanyl": "opioid", "oxycodone": "opioid",
+               "benzodiazepine": "benzodiazepine", "benzodiazepines": "benzodiazepine",
+               "acetaminophen": "aminophenol", "aminophenol": "aminophenol", "aspirin": "salicylate",
+               "salicylates": "salicylate", "amphetamine": "amphetamine",
+               "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
+               "lithium": "lithium", "insulin": "insulin"}  # fmt: skip
+#: words that name a malignancy: a text with one and a text with none name different conditions
+#: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
+_MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
+                        "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
+                        "melanoma", "glioblastoma", "glioma", "mesothelioma"})  # fmt: skip
+_MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenocarcinoma, neuroblastoma
+#: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
+_NEOPLASM = frozenset({"neoplasm", "tumor"})
+_NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
+               ("resistance", _RESISTANCE), ("count", _COUNT), ("acquired", _ACQUIRED))  # fmt: skip
+_SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
+_STAGE = re.compile(r"\b(?:stage|kidney disease) (\d|i{1,3}|iv|v)\b")  # "CKD 4" is stage 4
+_RANGE = re.compile(r"\bstage (\d) (?:through |to )?(\d)\b")
+_TYPE = re.compile(r"\btype (1|2|i|ii|a|b)\b")
+_HEPATITIS = re.compile(r"\bhepatitis ([a-e])\b")  # hepatitis A ↔ hepatitis C: two viruses, two codes
+#: a spinal level (C6, T12, L4) before the spine rule spells it out: two levels are two injuries
+_LEVEL = re.compile(r"\b([ctl]\d{1,2})\b")
+#: complications a reference names in its own words rather than a "with" clause (esophageal varices ↔
+#: variceal hemorrhage, aortic aneurysm ↔ dissecting aneurysm, alcohol dependence ↔ alcohol withdrawal
+#: delirium): the word beginnings that name each, and those a prediction may name it by instead (a
+#: bleed by its form: hematoma, hematemesis, hematochezia). One-way, like :func:`uncovered_complication`
+_SEQUELS = {
+    "hemorrhage": (("hemor", "bleed"), ("hemor", "bleed", "hemat", "blood")),
+    "perforation": (("perfor",), ("perfor", "ruptur")),
+    "rupture": (("ruptur",), ("ruptur", "perfor")),
+    "dissection": (("dissect",), ("dissect", "tear", "torn")),
+    "gangrene": (("gangren",), ("gangren", "necro")),
+    "withdrawal": (("withdraw",), ("withdraw",)),
+    "ketoacidosis": (("ketoacidosis",), ("ketoacidosis",)),  # diabetes ↔ DIAB KETOACIDOSIS IDDM
+    "delirium": (("delirium",), ("delirium", "confus")),  # an acute confusional state is one
+}
+#: a condition's status other than active disease: a history of it (Z85.3 personal history of breast
+#: cancer ↔ C50.9) or its remission (F10.11 ↔ F10.10); "not having achieved remission" is active
+_STATUS = (
+    ("history", re.compile(r"\b(?:history|hx|in the past|prior|previous)\b")),
+    ("remission", re.compile(r"\bremission\b")),  # "in remission", "in molecular remission"
+    ("asymptomatic", re.compile(r"\basymptomatic\b")),  # Z21 asymptomatic HIV ↔ B20 HIV disease, AIDS
+)
+_NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:achieved?|in) remission\b")
+#: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the other
+#: name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-); "leg" and "arm" are the
+#: whole limb, as people use them
+_LOWER, _UPPER = "lower limb", "upper limb"
+_SITES = {"leg": (_LOWER,), "hip": (_LOWER, "hip"), "thigh": (_LOWER, "thigh"), "knee": (_LOWER, "knee"),
+          "shin": (_LOWER, "lower leg"), "calf": (_LOWER, "lower leg"), "ankle": (_LOWER, "ankle"),
+          "foot": (_LOWER, "foot"), "heel": (_LOWER, "foot", "heel"), "toe": (_LOWER, "foot", "toe"),
+          "arm": (_UPPER,), "shoulder": (_UPPER, "shoulder"), "elbow": (_UPPER, "elbow"),
+          "forearm": (_UPPER, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
+          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"),
+          "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
+          "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
+          "scalp": ("scalp",),
+          # the tineas' Latin sites (B35.0-B35.6)
+          "pedis": (_LOWER, "foot"), "manuum": (_UPPER, "hand"), "cruris": ("groin",), "capitis": ("scalp",),
+          "barbae": ("beard",), "corporis": ("body",)}  # fmt: skip
+#: words ending like these name a condition; two of them on one stem (a shared beginning of at least
+#: :data:`_KINDRED_STEM` letters) are two conditions (bronchiolitis ↔ bronchiectasis)
+_KINDRED_ENDINGS = ("itis", "osis", "asis", "emia", "oma", "pathy", "algia", "plasia", "trophy")
+_KINDRED_STEM = 6
+
+
+def _plain(text: str) -> frozenset[str]:
+    """Content words compared for containment: a "without …" clause dropped (calculus of gallbladder
+    without cholecystitis does not name cholecystitis), "other" and "closed" (a fracture's default)
+    dropped, plurals made singular."""
+    kept = re.sub(r"\bwithout (?:(?!with\b)\w+ ?)+", "", guard_expand(text))
+    words = content_words(kept)
+    return frozenset(_singular(w) for w in words if w not in ("other", "closed"))
+
+
+def _singular(word: str) -> str:
+    """A plural's singular ("metastases" and "itis"/"osis" words stay)."""
+    plural = word.endswith("s") and not word.endswith(("is", "us", "ss", "es")) and len(word) > 4
+    return word[:-1] if plural else word
+
+
+#: an added word with one of these endings names a second condition, not detail (cholelithiasis ↔
+#: gallstone pancreatitis, hypertension ↔ hypertensive nephropathy)
+_CONDITION_ENDINGS = ("itis", "osis", "iasis", "emia", "oma", "pathy", "algia", "ectomy")
+
+
+def contained(general: str, specific: str, specific_titles: Sequence[str] = ()) -> bool:
+    """Whether ``specific`` names ``general`` with only more detail: every content word of the general
+    text is in the specific one (or in the specific side's code titles: "alcoholic cirrhosis" is
+    K70.3 "Alcoholic cirrhosis of liver"), the general text is no catch-all (:data:`GENERIC`), and
+    what the specific text adds is detail, not a second condition: no word ending like a condition
+    (:data:`_CONDITION_ENDINGS`), no second value on a contrast axis the general text already sets
+    (systolic heart failure ↔ combined systolic and diastolic heart failure). "Anemia" ↔ "acute
+    posthemorrhagic anemia", "pneumonia" ↔ "right lower lobe pneumonia". The words alone would
+    also credit "hypertension" ↔ "pulmonary hypertension": the caller guards the rule by the codes
+    (:func:`admitdx.matching.guard_codes.is_open`, one chapter)."""
+    g = _plain(general)
+    if not g or g <= GENERIC - {"failure", "insufficiency"}:
+        return False
+    own = _plain(specific)
+    if own == g or not g <= own.union(*(_plain(t) for t in specific_titles)):
+        return False
+    added = own - g
+    axes = frozenset().union(*(axis for axis in _EXCLUSIVE if axis & g))
+    return not any(w.endswith(_CONDITION_ENDINGS) for w in added) and not added & axes
+
+
+def uncovered_complication(prediction: str, reference: str) -> str | None:
+    """A "with X" the reference names and the prediction does not (type 2 diabetes ↔ type 2 diabetes
+    mellitus with foot ulcer; sepsis ↔ severe sepsis with septic shock): the reference's diagnosis
+    is the disease *and* that complication. One-way: a prediction more specific than its reference
+    ("atrial fibrillation with RVR" ↔ "atrial fibrillation") is not refused by it. A clause counts as
+    named when the prediction has one of its words, compared by their first five letters
+    ("hypoxic" names "with hypoxia"); the reference's own words before "with" and stage numbers are
+    not a complication."""
+    predicted = guard_expand(prediction)
+    words_said = predicted.split()
+    said = {w[:5] for w in words_said}
+    if re.search(r"\bacute on chronic\b|\bflare\b|\bcrisis\b", predicted):
+        said.add("exace")  # an exacerbation named otherwise ("AECOPD" reads "acute on chronic …")
+    expanded = guard_expand(reference)
+    main = {w[:5] for w in re.split(r"\bwith(?:out)?\b", expanded)[0].split()}
+    for clause in re.findall(r"\bwith ((?:(?!with\b|without\b)\w+ ?)+)", expanded):
+        # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
+        # a complication
+        skip = QUALIFIERS | {"stage", "through", "closed"}
+        if {"manifestation", "manifestations", "severity"} & set(clause.split()):
+            continue  # ICD's residual clauses ("with other respiratory manifestations", "with
+            # unspecified severity") name no complication: they are the disease as usually seen
+        words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
+        if words and not any(w[:5] in said or _ends(w, words_said) for w in words):
+            return f"reference adds with {' '.join(words)}"
+    return None
+
+
+def _ends(word: str, said: list[str]) -> bool:
+    """Whether a word said ends the clause's word or the reverse (neuropathy ↔ polyneuropathy)."""
+    return any(len(w) > 5 and (word.endswith(w) or w.endswith(word)) for w in said)
+
+
+def uncovered_sequel(prediction: str, reference: str) -> str | None:
+    """The reference names a complication (:data:`_SEQUELS`) the prediction does not: esophageal
+    varices ↔ esophageal variceal hemorrhage (ICD-10-CM separates them, I85.00 ↔ I85.01), duodenal
+    ulcer ↔ duodenal ulcer with perforation, abdominal aortic aneurysm ↔ dissecting aneurysm."""
+    said = guard_expand(prediction).split()
+    # a complication the reference denies ("without hemorrhage", "without perforation") is none
+    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference)).split()
+    for name, (names, instead) in _SEQUELS.items():
+        if any(w.startswith(names) for w in kept) and not any(w.startswith(instead) for w in said):
+            return f"reference adds {name}"
+    return None
+
+
+def _inflamed(words: set[str]) -> set[str]:
+    return {w for w in words if w.endswith("itis") and len(w) > 6}
+
+
+def _other_inflammation(sa: set[str], sb: set[str]) -> str | None:
+    """Both texts name an inflamed organ, and no organ of one is named (or ends a compound) in the
+    other: nephritis ↔ neuritis, cholecystitis ↔ cholangitis; tracheobronchitis ↔ bronchitis stays."""
+    ia, ib = _inflamed(sa), _inflamed(sb)
+    if ia and ib and not any(x.endswith(y) or y.endswith(x) for x in ia for y in ib):
+        return f"{'/'.join(sorted(ia))} vs {'/'.join(sorted(ib))}"
+    return None
+
+
+def _pre(sa: set[str], sb: set[str]) -> str | None:
+    """A word on one side and the same word with "pre" on the other: preeclampsia ↔ eclampsia,
+    prediabetes ↔ diabetes, presyncope ↔ syncope: the forerunner is not the condition."""
+    for x, y in ((sa, sb), (sb, sa)):
+        for w in x:
+            if w.startswith("pre") and len(w) > 6 and w[3:] in y and w[3:] not in x:
+                return f"{w} vs {w[3:]}"
+    return None
+
+
+def _levels(text: str) -> set[str]:
+    return set(_LEVEL.findall(expand_diagnosis(text)))
+
+
+def _acuity(words: list[str]) -> tuple[bool, bool]:
+    """Acute, chronic: an exacerbation, a flare and a new onset are acute ("COPD exacerbation" ↔
+    "AECOPD", "new-onset atrial fibrillation" ↔ "chronic atrial fibrillation")."""
+    acute = bool({"acute", "exacerbation", "flare"} & set(words)) or "new onset" in " ".join(words)
+    return acute, "chronic" in words
+
+
+def _with_without(a: str, b: str) -> str | None:
+    """A clause ``a`` opens with "without X" and ``b`` with "with X", X compared by its first five
+    letters past "mention of" (MIMIC's "WITHOUT BEHAVIROAL DISTURBANCE" ↔ "with behavioural …")."""
+    without = {m[:5]: m for m in re.findall(r"\bwithout (?:mention of )?(\w+)", a)}
+    with_ = {m[:5] for m in re.findall(r"\bwith (?:mention of )?(\w+)", b)}
+    shared = sorted(set(without) & with_)
+    return without[shared[0]] if shared else None
+
+
+def _status(expanded: str) -> frozenset[str]:
+    text = _NOT_IN_REMISSION.sub(" ", expanded)
+    return frozenset(name for name, pattern in _STATUS if pattern.search(text))
+
+
+def _sites(words: set[str]) -> set[tuple[str, ...]]:
+    return {_SITES[w] for w in words if w in _SITES}
+
+
+def _other_site(sa: set[str], sb: set[str]) -> str | None:
+    """Both texts name a limb site and no site of one holds (or is) a site of the other."""
+    pa, pb = _sites(sa), _sites(sb)
+    if pa and pb and not any(x[: len(y)] == y or y[: len(x)] == x for x in pa for y in pb):
+        return f"site {'/'.join(sorted(x[-1] for x in pa))} vs {'/'.join(sorted(y[-1] for y in pb))}"
+    return None
+
+
+def _kindred(sa: set[str], sb: set[str]) -> str | None:
+    """Two condition words on one stem, neither ending the other (bronchiolitis ↔ bronchiectasis,
+    lymphadenopathy ↔ lymphadenitis; tracheobronchitis ↔ bronchitis is the same condition, closer)."""
+    for x in sa - sb:
+        for y in sb - sa:
+            if (
+                x.endswith(_KINDRED_ENDINGS)
+                and y.endswith(_KINDRED_ENDINGS)
+                and x[:_KINDRED_STEM] == y[:_KINDRED_STEM]
+                and not (x.endswith(y) or y.endswith(x))
+            ):
+                return f"{x} vs {y}"
+    return None
+
+
+_DENIAL = re.compile(r"\b(?:without|no)\b((?:(?!\bwith\b|\bwithout\b)[\w ])*)")
+
+
+def _denied(a: str, b: str) -> str | None:
+    """A clause ``a`` denies ("without fracture", "without mention of hemorrhage") whose every content
+    word ``b`` names outside a denial of its own ("no loss of consciousness"): rib contusion without
+    fracture ↔ fracture of ribs, calculus of gallbladder without cholecystitis ↔ cholecystitis;
+    not "without acute cor pulmonale" ↔ acute pulmonary embolism (b names no cor pulmonale)."""
+    named = set(_DENIAL.sub(" ", re.sub(r"\bnon \w+", " ", b)).split())  # "non bleeding" denies too
+    for clause in _DENIAL.findall(a):
+        words = [w for w in clause.split() if w not in QUALIFIERS | {"mention"}]
+        if words and set(words) <= named:
+            return " ".join(words)
+    return None
+
+
+def _non(a: str, b: str) -> str | None:
+    """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation;
+    nonruptured ↔ ruptured aneurysm, nontoxic ↔ toxic goiter, nonalcoholic ↔ alcoholic)."""
+    bare = set(b.split())
+    for word in a.split():
+        if word.startswith("non") and len(word) > 6 and word[3:] in bare:
+            return word[3:]
+    for word in re.findall(r"\bnon (\w+)", a):
+        if re.search(rf"(?<!non )(?<!without )(?<!no )\b{re.escape(word)}\b", b) and not re.search(
+            rf"\bnon {re.escape(word)}\b", b
+        ):
+            return word
+    return None
+
+
+def _numbered(pattern: re.Pattern[str], text: str) -> set[str]:
+    """The numbers a pattern finds, a range read whole ("stage 1-4" → 1, 2, 3, 4)."""
+    found = {_ROMAN.get(m, m) for m in pattern.findall(text)}
+    for low, high in _RANGE.findall(text):
+        found |= {str(n) for n in range(int(low), int(high) + 1)}
+    return found
+
+
+def contrast(a: str, b: str) -> str | None:
+    """Why two texts name different conditions on a contrast axis (see the module docstring), or None."""
+    ea, eb = guard_expand(a), guard_expand(b)
+    wa, wb = ea.split(), eb.split()
+    sa, sb = set(wa), set(wb)
+    for low, high in _OPPOSITE_PREFIXES:
+        for x, y in ((sa, sb), (sb, sa)):
+            lows = {w[len(low) :][:4] for w in x if w.startswith(low) and len(w) > len(low) + 2}
+            highs = {w[len(high) :][:4] for w in y if w.startswith(high) and len(w) > len(high) + 2}
+            if lows & highs:
+                return f"opposite prefixes: {low}- vs {high}-"
+    (acute_a, chronic_a), (acute_b, chronic_b) = _acuity(wa), _acuity(wb)
+    if (acute_a and not acute_b and chronic_b) or (acute_b and not acute_a and chronic_a):
+        return "acuity: acute vs chronic"
+    for axis in _EXCLUSIVE:
+        ha, hb = axis & sa, axis & sb
+        if ha and hb and not ha & hb:
+            return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
+    if _malignant(sa) != _malignant(sb):
+        return "malignancy named on one side only"
+    for what, named in _NAMED_AXES:
+        oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
+        if oa and ob and not oa & ob:
+            return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
+    for what, kinds, named in (
+        ("degree", _DEGREE, lambda w: w == "block"),
+        ("seizure", _SEIZURE_KIND, lambda w: w.startswith(_SEIZURE_WORDS)),
+    ):
+        if any(map(named, sa)) and any(map(named, sb)):
+            da, db = {kinds[w] for w in sa if w in kinds}, {kinds[w] for w in sb if w in kinds}
+            if da and db and not da & db:
+                return f"{what} {'/'.join(sorted(da))} vs {'/'.join(sorted(db))}"  # fmt: skip
+    la, lb = _levels(a), _levels(b)
+    if la and lb and not la & lb:
+        return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
+    if why := _other_inflammation(sa, sb) or _pre(sa, sb) or _other_site(sa, sb) or _kindred(sa, sb):
+        return why
+    if (status_a := _status(ea)) != (status_b := _status(eb)):
+        return f"status: {'/'.join(sorted(status_a)) or 'active'} vs {'/'.join(sorted(status_b)) or 'active'}"
+    for pattern, what in ((_STAGE, "stage"), (_TYPE, "type"), (_HEPATITIS, "hepatitis")):
+        na, nb = _numbered(pattern, ea), _numbered(pattern, eb)
+        if na and nb and not na & nb:
+            return f"{what} {'/'.join(sorted(na))} vs {what} {'/'.join(sorted(nb))}"
+    for x, y in ((ea, eb), (eb, ea)):
+        if word := _with_without(x, y) or _denied(x, y):
+            return f"with vs without {word}"
+        if word := _non(x, y):
+            return f"non-{word} vs {word}"
+    for x in sa:
+        for y in sb:
+            if x != y and _same_stem_other_suffix(x, y):
+                return f"{x} vs {y}"
+    return None
+
+
+def _malignant(words: set[str]) -> bool:
+    named = words & (_MALIGNANT - _NEOPLASM if "benign" in words else _MALIGNANT)
+    return bool(named) or any(w.endswith(_MALIGNANT_ENDINGS) for w in words)
+
+
+def _same_stem_other_suffix(x: str, y: str) -> bool:
+    for sx in _SUFFIXES:
+        for sy in _SUFFIXES:
+            if sx != sy and x.endswith(sx) and y.endswith(sy):
+                stem_x, stem_y = x[: -len(sx)], y[: -len(sy)]
+                if len(stem_x) >= 4 and stem_x == stem_y:
+                    return True
+    return False
