@@ -33,7 +33,7 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
 #: the pair sets the shipped calibration was chosen on (all five are used for development now)
 BLIND = DEV_PAIRS.parent.parent
 USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
-              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in (2, 3, 4, 5, 6, 7)))  # fmt: skip
+              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in (2, 3, 4, 5, 6, 7, 8)))  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Rectal adenocarcinoma", "Malignant neoplasm of rectum", None),
         ("Aortic stenosis", "Aortic regurgitation", "insufficiency"),
         ("Fatty liver", "Unspecified cirrhosis of liver", "cirrhosis"),
-        ("Multiple rib fractures", "FRACTURE ONE RIB-CLOSED", "count several vs one"),
+        ("Multiple rib fractures", "FRACTURE ONE RIB-CLOSED", "count several vs 1"),
         ("Hypertrophic cardiomyopathy", "Dilated cardiomyopathy", "hypertrophic vs dilated"),
         ("TTP", "Immune thrombocytopenic purpura", "thrombotic vs immune"),
         ("Anal cancer", "MALIGNANT NEOPL RECTUM", "organ anus vs rectum"),
@@ -120,7 +120,7 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         # origin, intent, count, a heart block's degree, cause of a bleed
         ("Secondary hypothyroidism", "Primary hypothyroidism", "primary"),
         ("Intentional paracetamol overdose", "Poisoning by 4-aminophenol derivatives, accidental", "intent"),
-        ("Fractured single rib", "Multiple fractures of ribs, left side", "count one vs several"),
+        ("Fractured single rib", "Multiple fractures of ribs, left side", "count 1 vs several"),
         ("Second degree heart block", "Atrioventricular block, first degree", "degree"),
         ("Complete heart block", "Atrioventricular block, complete", None),
         ("Traumatic subarachnoid hemorrhage", "Nontraumatic subarachnoid hemorrhage", "traumatic"),
@@ -138,6 +138,17 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Ringworm of the foot", "Tinea pedis", None),
         ("Pressure ulcer of heel", "Pressure ulcer of sacral region", "site"),
         ("Coronary atherosclerosis", "Cerebral atherosclerosis", "organ"),
+        # rhythm origin, completeness, in situ, denied rupture, origin of a malignancy, substance, counts
+        ("PSVT", "Ventricular tachycardia", "supraventricular vs ventricular"),
+        ("Complete bowel obstruction", "Partial intestinal obstruction", "complete vs partial"),
+        ("Ductal carcinoma in situ", "Malignant neoplasm of breast", "situ"),
+        ("Candidiasis of mouth", "Esophageal candidiasis", "organ"),
+        ("Ruptured aortic aneurysm", "Aortic aneurysm without rupture", "without rupture"),
+        ("Lung adenocarcinoma", "Secondary malignant neoplasm of lung", "secondary vs primary"),
+        ("Cocaine-induced psychosis", "Psychosis not due to a substance", "not due to a substance"),
+        ("Five rib fractures", "Fracture of three ribs", "count 5 vs 3"),
+        ("Multiple rib fractures", "Fracture of three ribs", None),
+        ("Decompensated heart failure", "Chronic heart failure", "acuity"),
     ],
 )
 def test_contrasts(a: str, b: str, said: str | None) -> None:
@@ -258,6 +269,8 @@ def test_a_bleed_the_prediction_does_not_name(prediction: str, reference: str, r
 
 
 def test_icd_residual_clauses_are_no_complication() -> None:
+    assert uncovered_complication("Adjustment disorder", "Adjustment disorder with other symptoms") is None
+    assert uncovered_complication("Liver failure with encephalopathy", "Hepatic failure with coma") is None
     assert uncovered_complication("Influenza", "Influenza with other respiratory manifestations") is None
     assert (
         uncovered_complication("Foot ulcer", "Chronic ulcer of right foot with unspecified severity") is None

@@ -59,6 +59,11 @@ _EXCLUSIVE = (
     frozenset({"fatty", "steatohepatitis", "fibrosis", "cirrhosis"}),
     frozenset({"inflammatory", "irritable"}),  # inflammatory bowel disease ↔ irritable bowel syndrome
     frozenset({"simplex", "zoster"}),  # herpes simplex (B00) ↔ herpes zoster (B02)
+    frozenset({"supraventricular", "ventricular"}),  # I47.1 ↔ I47.2
+    frozenset({"complete", "partial"}),  # complete ↔ partial intestinal obstruction, K56.691 ↔ K56.600
+    frozenset({"complete", "incomplete"}),
+    frozenset({"invasive", "situ"}),  # carcinoma in situ (D05) ↔ invasive carcinoma (C50)
+    frozenset({"malignant", "situ"}),
     frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
     frozenset({"primary", "secondary"}),  # E21.0 ↔ E21.1, C34 ↔ C78.0: the origin is the diagnosis
     frozenset({"traumatic", "nontraumatic"}),  # S06.6 ↔ I60: two chapters
@@ -80,7 +85,8 @@ _ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "k
            "ureter": "ureter", "ureteral": "ureter", "urethra": "urethra", "urethral": "urethra",
            "gallbladder": "gallbladder", "spleen": "spleen", "splenic": "spleen", "thyroid": "thyroid",
            "breast": "breast", "testis": "testis", "testicle": "testis", "testicular": "testis",
-           "adrenal": "adrenal", "biliary": "gallbladder", "coronary": "heart",
+           "adrenal": "adrenal", "biliary": "gallbladder", "coronary": "heart", "mouth": "mouth",
+           "oral": "mouth",
            "intracranial": "brain", "spinal": "spine"}  # fmt: skip
 #: organisms, by genus: two texts that each name an organism and share none name sibling conditions
 #: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
@@ -98,8 +104,9 @@ _ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "ho
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
 _CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
            "traumatic": "trauma", "aneurysmal": "aneurysm"}  # fmt: skip
-#: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-)
-_COUNT = {"one": "one", "single": "one", "two": "several", "three": "several", "multiple": "several"}
+#: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-), four ↔ seven ribs (807.04 ↔ 807.07)
+_NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "multiple": 0}  # 0: two or more  # fmt: skip
 #: a seizure's kind (G40.0-/G40.1- focal ↔ G40.3- generalized ↔ G40.A- absence), read only where both
 #: texts name a seizure, convulsion or epilepsy
 _SEIZURE_KIND = {"focal": "focal", "partial": "focal", "absence": "absence", "petit": "absence",
@@ -127,7 +134,9 @@ _MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenoca
 #: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
 _NEOPLASM = frozenset({"neoplasm", "tumor"})
 _NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
-               ("resistance", _RESISTANCE), ("count", _COUNT), ("acquired", _ACQUIRED))  # fmt: skip
+               ("resistance", _RESISTANCE), ("acquired", _ACQUIRED))  # fmt: skip
+#: a psychosis or disorder ICD says is not due to a substance, against one a substance induced
+_NO_SUBSTANCE = re.compile(r"\bnot due to (?:a )?substance\b")
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
 _STAGE = re.compile(r"\b(?:stage|kidney disease) (\d|i{1,3}|iv|v)\b")  # "CKD 4" is stage 4
@@ -234,13 +243,15 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
     said = {w[:5] for w in words_said}
     if re.search(r"\bacute on chronic\b|\bflare\b|\bcrisis\b", predicted):
         said.add("exace")  # an exacerbation named otherwise ("AECOPD" reads "acute on chronic …")
+    if "encep" in said:
+        said.add("coma")  # ICD's "with (hepatic) coma" is hepatic encephalopathy (K72.01, B18.2 + K76.82)
     expanded = guard_expand(reference)
     main = {w[:5] for w in re.split(r"\bwith(?:out)?\b", expanded)[0].split()}
     for clause in re.findall(r"\bwith ((?:(?!with\b|without\b)\w+ ?)+)", expanded):
         # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
         # a complication
         skip = QUALIFIERS | {"stage", "through", "closed"}
-        if {"manifestation", "manifestations", "severity"} & set(clause.split()):
+        if {"manifestation", "manifestations", "severity", "symptoms", "conditions"} & set(clause.split()):
             continue  # ICD's residual clauses ("with other respiratory manifestations", "with
             # unspecified severity") name no complication: they are the disease as usually seen
         words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
@@ -295,9 +306,10 @@ def _levels(text: str) -> set[str]:
 
 
 def _acuity(words: list[str]) -> tuple[bool, bool]:
-    """Acute, chronic: an exacerbation, a flare and a new onset are acute ("COPD exacerbation" ↔
-    "AECOPD", "new-onset atrial fibrillation" ↔ "chronic atrial fibrillation")."""
-    acute = bool({"acute", "exacerbation", "flare"} & set(words)) or "new onset" in " ".join(words)
+    """Acute, chronic: an exacerbation, a flare, a decompensation and a new onset are acute ("COPD
+    exacerbation" ↔ "AECOPD", "new-onset atrial fibrillation" ↔ "chronic atrial fibrillation")."""
+    acute = bool({"acute", "exacerbation", "flare", "decompensated", "decompensation"} & set(words))
+    acute = acute or "new onset" in " ".join(words)
     return acute, "chronic" in words
 
 
@@ -350,10 +362,10 @@ def _denied(a: str, b: str) -> str | None:
     word ``b`` names outside a denial of its own ("no loss of consciousness"): rib contusion without
     fracture ↔ fracture of ribs, calculus of gallbladder without cholecystitis ↔ cholecystitis;
     not "without acute cor pulmonale" ↔ acute pulmonary embolism (b names no cor pulmonale)."""
-    named = set(_DENIAL.sub(" ", re.sub(r"\bnon \w+", " ", b)).split())  # "non bleeding" denies too
+    named = {w[:5] for w in _DENIAL.sub(" ", re.sub(r"\bnon \w+", " ", b)).split()}  # "non bleeding" too
     for clause in _DENIAL.findall(a):
         words = [w for w in clause.split() if w not in QUALIFIERS | {"mention"}]
-        if words and set(words) <= named:
+        if words and {w[:5] for w in words} <= named:  # compared by their beginnings: ruptured ↔ rupture
             return " ".join(words)
     return None
 
@@ -399,6 +411,8 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
+    if why := _other_count(sa, sb) or _origin(ea, eb, sa, sb):
+        return why
     if _malignant(sa) != _malignant(sb):
         return "malignancy named on one side only"
     for what, named in _NAMED_AXES:
@@ -433,6 +447,33 @@ def contrast(a: str, b: str) -> str | None:
         for y in sb:
             if x != y and _same_stem_other_suffix(x, y):
                 return f"{x} vs {y}"
+    return None
+
+
+def _other_count(sa: set[str], sb: set[str]) -> str | None:
+    """Two counts that cannot both hold: one ↔ multiple, four ↔ seven; "multiple" fits any count of
+    two or more."""
+    na, nb = {_NUMBERS[w] for w in sa if w in _NUMBERS}, {_NUMBERS[w] for w in sb if w in _NUMBERS}
+    if not na or not nb or na & nb:
+        return None
+    if (0 in na and max(nb) >= 2) or (0 in nb and max(na) >= 2):
+        return None
+    a, b = ("/".join("several" if n == 0 else str(n) for n in sorted(ns)) for ns in (na, nb))
+    return f"count {a} vs {b}"
+
+
+def _origin(ea: str, eb: str, sa: set[str], sb: set[str]) -> str | None:
+    """A secondary malignancy on one side and, on the other, a malignancy neither secondary nor
+    metastatic (renal cell carcinoma C64 ↔ secondary malignant neoplasm of kidney C79.0); a condition
+    "not due to a substance" against one a substance induced (F29 ↔ F15.959)."""
+    spread = {"secondary", "metastatic", "metastasis", "metastases"}
+    if _malignant(sa) and _malignant(sb):
+        for x, y in ((sa, sb), (sb, sa)):
+            if "secondary" in x and not y & spread:
+                return "secondary vs primary malignancy"
+    for x, y in ((ea, sb), (eb, sa)):
+        if _NO_SUBSTANCE.search(x) and (y & set(_SUBSTANCES) or "induced" in y):
+            return "not due to a substance vs induced"
     return None
 
 
