@@ -196,6 +196,22 @@ def is_open(code: str) -> bool:
     return not _cm().is_leaf(known) or bool(words & {"unspecified", "other", "nos"})
 
 
+def names_other(general: frozenset[str], specific: frozenset[str]) -> bool:
+    """Whether the general side's codes are all "Other …" codes with a sibling among the specific
+    side's: ICD's "other" is what its named siblings are not (R13.19 "Other dysphagia" is not
+    R13.12 oropharyngeal dysphagia; D61.818 "Other pancytopenia" is not D61.810 chemotherapy-induced
+    pancytopenia), so it stands for no sibling."""
+    return bool(general) and all(
+        _is_other(g) and any(s != g and s[:-1] == g[:-1] for s in specific) for g in general
+    )
+
+
+@cache
+def _is_other(code: str) -> bool:
+    known = _known(code)
+    return known == code and (_cm().get_description(known) or "").lower().startswith("other ")
+
+
 def code_descriptions(codes: frozenset[str], most: int = 3) -> list[str]:
     """The tabular-list descriptions of a few codes (none when there are more than ``most``: a text
     the dictionary reads as many codes is too vague for its titles to add words)."""

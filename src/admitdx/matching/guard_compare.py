@@ -60,6 +60,10 @@ _EXCLUSIVE = (
     frozenset({"inflammatory", "irritable"}),  # inflammatory bowel disease ↔ irritable bowel syndrome
     frozenset({"simplex", "zoster"}),  # herpes simplex (B00) ↔ herpes zoster (B02)
     frozenset({"supraventricular", "ventricular"}),  # I47.1 ↔ I47.2
+    frozenset({"deep", "superficial"}),  # deep ↔ superficial vein thrombosis, I82.4- ↔ I82.61-
+    frozenset({"vein", "artery"}),  # retinal vein ↔ artery occlusion, H34.8- ↔ H34.2-
+    frozenset({"venous", "arterial"}),
+    frozenset({"mild", "moderate", "severe"}),  # E44.1 ↔ E44.0 ↔ E43; asthma's severities
     frozenset({"complete", "partial"}),  # complete ↔ partial intestinal obstruction, K56.691 ↔ K56.600
     frozenset({"complete", "incomplete"}),
     frozenset({"invasive", "situ"}),  # carcinoma in situ (D05) ↔ invasive carcinoma (C50)
@@ -145,6 +149,9 @@ _TYPE = re.compile(r"\btype (1|2|i|ii|a|b)\b")
 _HEPATITIS = re.compile(r"\bhepatitis ([a-e])\b")  # hepatitis A ↔ hepatitis C: two viruses, two codes
 #: a spinal level (C6, T12, L4) before the spine rule spells it out: two levels are two injuries
 _LEVEL = re.compile(r"\b([ctl]\d{1,2})\b")
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+             "eleventh", "twelfth")  # fmt: skip
+_ORDINAL_LEVEL = re.compile(rf"\b({'|'.join(_ORDINALS)}) (cervical|thoracic|lumbar)\b")
 #: complications a reference names in its own words rather than a "with" clause (esophageal varices ↔
 #: variceal hemorrhage, aortic aneurysm ↔ dissecting aneurysm, alcohol dependence ↔ alcohol withdrawal
 #: delirium): the word beginnings that name each, and those a prediction may name it by instead (a
@@ -162,20 +169,31 @@ _SEQUELS = {
 #: a condition's status other than active disease: a history of it (Z85.3 personal history of breast
 #: cancer ↔ C50.9) or its remission (F10.11 ↔ F10.10); "not having achieved remission" is active
 _STATUS = (
-    ("history", re.compile(r"\b(?:history|hx|in the past|prior|previous)\b")),
+    # a past condition: its history, or its late effects (I69 "sequelae of", "following cerebral
+    # infarction"), against the acute one (I63)
+    (
+        "history",
+        re.compile(
+            r"\b(?:history|hx|in the past|prior|previous|late effects?|sequelae?)\b"
+            r"|\bfollowing (?:\w+ ){0,2}(?:infarction|hemorrhage|cerebrovascular|stroke)\b"
+            r"|\b(?:after|since|post) (?:an? |the )?(?:old )?(?:stroke|cerebral infarction)\b"
+        ),
+    ),
     ("remission", re.compile(r"\bremission\b")),  # "in remission", "in molecular remission"
     ("asymptomatic", re.compile(r"\basymptomatic\b")),  # Z21 asymptomatic HIV ↔ B20 HIV disease, AIDS
 )
 _NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:achieved?|in) remission\b")
-#: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the other
-#: name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-); "leg" and "arm" are the
-#: whole limb, as people use them
+#: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the
+#: other name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-). "Leg" is the limb less
+#: the foot and "arm" the limb less the hand, as ICD-9-CM has them (682.6 "leg, except foot", 682.3
+#: "upper arm and forearm") and as three blind writers labelled them
 _LOWER, _UPPER = "lower limb", "upper limb"
-_SITES = {"leg": (_LOWER,), "hip": (_LOWER, "hip"), "thigh": (_LOWER, "thigh"), "knee": (_LOWER, "knee"),
-          "shin": (_LOWER, "lower leg"), "calf": (_LOWER, "lower leg"), "ankle": (_LOWER, "ankle"),
+_LEG, _ARM = (_LOWER, "leg"), (_UPPER, "arm")
+_SITES = {"leg": _LEG, "hip": (*_LEG, "hip"), "thigh": (*_LEG, "thigh"), "knee": (*_LEG, "knee"),
+          "shin": (*_LEG, "lower leg"), "calf": (*_LEG, "lower leg"), "ankle": (*_LEG, "ankle"),
           "foot": (_LOWER, "foot"), "heel": (_LOWER, "foot", "heel"), "toe": (_LOWER, "foot", "toe"),
-          "arm": (_UPPER,), "shoulder": (_UPPER, "shoulder"), "elbow": (_UPPER, "elbow"),
-          "forearm": (_UPPER, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
+          "arm": _ARM, "shoulder": (*_ARM, "shoulder"), "elbow": (*_ARM, "elbow"),
+          "forearm": (*_ARM, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
           "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"),
           "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
           "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
@@ -302,7 +320,10 @@ def _pre(sa: set[str], sb: set[str]) -> str | None:
 
 
 def _levels(text: str) -> set[str]:
-    return set(_LEVEL.findall(expand_diagnosis(text)))
+    """Spinal levels: C6, or "seventh cervical vertebra" (c7)."""
+    expanded = expand_diagnosis(text)
+    spelled = {f"{m[1][0]}{_ORDINALS.index(m[0]) + 1}" for m in _ORDINAL_LEVEL.findall(expanded)}
+    return set(_LEVEL.findall(expanded)) | spelled
 
 
 def _acuity(words: list[str]) -> tuple[bool, bool]:
@@ -413,7 +434,8 @@ def contrast(a: str, b: str) -> str | None:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
     if why := _other_count(sa, sb) or _origin(ea, eb, sa, sb):
         return why
-    if _malignant(sa) != _malignant(sb):
+    ca, cb = (set(_MALIGNANCY_CAUSE.sub(" ", e).split()) for e in (ea, eb))
+    if _malignant(ca) != _malignant(cb):
         return "malignancy named on one side only"
     for what, named in _NAMED_AXES:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
@@ -475,6 +497,12 @@ def _origin(ea: str, eb: str, sa: set[str], sb: set[str]) -> str | None:
         if _NO_SUBSTANCE.search(x) and (y & set(_SUBSTANCES) or "induced" in y):
             return "not due to a substance vs induced"
     return None
+
+
+#: a malignancy named as a cause ("hypercalcemia of malignancy"): the condition is the other side's
+_MALIGNANCY_CAUSE = re.compile(
+    r"(?<!history )(?<!hx )\b(?:of|due to|from) (?:malignancy|cancer|malignant neoplasm)\b(?! of)"
+)
 
 
 def _malignant(words: set[str]) -> bool:

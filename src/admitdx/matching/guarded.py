@@ -57,8 +57,14 @@ from admitdx.matching.guard_codes import (
     exact_codes,
     given_codes,
     is_open,
+    names_other,
 )
-from admitdx.matching.guard_compare import contained, contrast, uncovered_complication, uncovered_sequel
+from admitdx.matching.guard_compare import (
+    contained,
+    contrast,
+    uncovered_complication,
+    uncovered_sequel,
+)
 from admitdx.matching.guard_text import GENERIC, content_words, guard_expand, readings, terms
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, dictionary
 from admitdx.matching.normalize import normalize_diagnosis
@@ -356,6 +362,8 @@ def _one_names_the_other(prediction: str, variants: list[str], p: Reading, r: Re
     meet = bool({chapter(c) for c in p.codes} & {chapter(c) for c in r.codes})
     p_titles = code_descriptions(p.codes) if p.firm else []
     reference_open = (any(is_open(c) for c in r.codes) and (meet or not p.firm)) or _symptom(r.codes)
+    if (p.firm and names_other(r.codes, p.codes)) or (r.firm and names_other(p.codes, r.codes)):
+        return False  # an "Other …" code is none of its named siblings
     if reference_open and any(contained(v, prediction, p_titles) for v in variants):
         return True
     if any(is_open(c) for c in p.codes) and (meet or not r.firm):
