@@ -18,6 +18,7 @@ from rich.console import Console
 from admitdx.contracts import MATCHES_DIR, load_instances
 from admitdx.demo.params import DemoParams
 from admitdx.demo.run import STUDY_FILE, demo_study
+from admitdx.embeddings import cache_root
 from admitdx.llm.local_server import llama_cpp_available
 from admitdx.llm.reasoning import TRUNCATED_PREFIX
 from admitdx.study.run import run_study
@@ -142,8 +143,16 @@ def test_the_local_model_runs_of_the_demo_study(
     """The shipped file's local-model runs, their subsets cut small, over the --no-llm demo's
     finished baselines (resumed, not redone), two lanes each with its own llama.cpp server."""
     tmp_path, _ = demo_run
-    # the LLM cache ($ADMITDX_CACHE_DIR/llm.sqlite) starts empty: every answer is the server's
-    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(tmp_path / "cache"))
+    # the LLM cache ($ADMITDX_CACHE_DIR/llm.sqlite) starts empty: every answer is the server's; the
+    # content-addressed caches beside it (embeddings, the ICD wording index) are the suite's own,
+    # linked in so that only the LLM part runs cold
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    shared = cache_root()
+    for entry in shared.glob("*") if shared.is_dir() else ():
+        if not entry.name.startswith(("llm", "logs")):
+            (cache / entry.name).symlink_to(entry)
+    monkeypatch.setenv("ADMITDX_CACHE_DIR", str(cache))
     out = tmp_path / "demo"
     data = demo_study(DemoParams(out=out, test_fraction=0.2), out / "mimic", llm=True)
     small = {"earlydx-llm-subset": 1, "clinibench-llm-subset": 2}
