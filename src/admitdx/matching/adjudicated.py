@@ -16,7 +16,7 @@ matcher existed (``tests/data/blind/pairs/``); the held-out half is never used f
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,7 @@ class AdjudicatedPair:
     same: bool
     kind: str
     reason: str
+    pair_id: str = ""
 
 
 def _system(version: object) -> str | None:
@@ -43,9 +44,8 @@ def _system(version: object) -> str | None:
     return {"9": "ICD-9-CM", "10": "ICD-10-CM"}.get(text)
 
 
-def read_pairs(path: Path) -> list[AdjudicatedPair]:
-    """Read an adjudicated pair file; a bad line is an InputError naming file, row and key."""
-    pairs: list[AdjudicatedPair] = []
+def _records(path: Path) -> Iterator[tuple[int, dict]]:
+    """Each non-empty line's row number and JSON object; a line that is not one is an InputError."""
     with Path(path).open(encoding="utf-8") as f:
         for row, line in enumerate(f, start=1):
             if not line.strip():
@@ -55,30 +55,63 @@ def read_pairs(path: Path) -> list[AdjudicatedPair]:
             except ValueError as e:
                 raise InputError(f"not JSON ({e})", table=str(path), row=row) from None
             if not isinstance(record, dict):
-                raise InputError("a pair must be a JSON object", table=str(path), row=row)
-            for key in REQUIRED:
-                if not isinstance(record.get(key), str) or not record[key].strip():
-                    raise InputError(f"missing or empty {key!r}", table=str(path), column=key, row=row)
-            if record["label"] not in LABELS:
-                raise InputError(
-                    f"label must be 'same' or 'different', not {record['label']!r}",
-                    table=str(path), column="label", row=row,
-                )  # fmt: skip
-            code = str(record.get("reference_icd_code") or "").strip() or None
-            pairs.append(
-                AdjudicatedPair(
-                    prediction=record["prediction"],
-                    reference=record["reference"],
-                    code=code,
-                    code_system=_system(record.get("reference_icd_version")) if code else None,
-                    same=record["label"] == "same",
-                    kind=str(record.get("class") or ""),
-                    reason=str(record.get("reason") or ""),
-                )
+                raise InputError("a line must be a JSON object", table=str(path), row=row)
+            yield row, record
+
+
+def read_pairs(path: Path) -> list[AdjudicatedPair]:
+    """Read an adjudicated pair file; a bad line is an InputError naming file, row and key."""
+    pairs: list[AdjudicatedPair] = []
+    for row, record in _records(path):
+        for key in REQUIRED:
+            if not isinstance(record.get(key), str) or not record[key].strip():
+                raise InputError(f"missing or empty {key!r}", table=str(path), column=key, row=row)
+        if record["label"] not in LABELS:
+            raise InputError(
+                f"label must be 'same' or 'different', not {record['label']!r}",
+                table=str(path), column="label", row=row,
+            )  # fmt: skip
+        code = str(record.get("reference_icd_code") or "").strip() or None
+        pairs.append(
+            AdjudicatedPair(
+                prediction=record["prediction"],
+                reference=record["reference"],
+                code=code,
+                code_system=_system(record.get("reference_icd_version")) if code else None,
+                same=record["label"] == "same",
+                kind=str(record.get("class") or ""),
+                reason=str(record.get("reason") or ""),
+                pair_id=str(record.get("id") or ""),
             )
+        )
     if not pairs:
         raise InputError("no pairs in the file", table=str(path))
     return pairs
+
+
+def read_second_labels(path: Path, pairs: Sequence[AdjudicatedPair]) -> list[bool]:
+    """A second labeller's verdicts on ``pairs``, in their order: a JSON-lines file of ``{"id", "label"}``
+    written blind (without the first labels). Each of ``pairs`` must be labelled once; other ids are
+    ignored, as a labeller labels a whole file and a measurement may keep only its unseen pairs."""
+    labels: dict[str, bool] = {}
+    for row, record in _records(path):
+        if record.get("label") not in LABELS:
+            raise InputError("label must be 'same' or 'different'", table=str(path), column="label", row=row)
+        if (key := str(record.get("id") or "")) in labels:
+            raise InputError(f"id {key!r} labelled twice", table=str(path), column="id", row=row)
+        labels[key] = record["label"] == "same"
+    if missing := [p.pair_id for p in pairs if p.pair_id not in labels]:
+        raise InputError(
+            f"{len(missing)} pairs not labelled, the first {missing[0]!r}", table=str(path), column="id"
+        )
+    return [labels[p.pair_id] for p in pairs]
+
+
+def majority(*labellings: Sequence[bool]) -> list[bool]:
+    """Each pair's majority label over an odd number of labellings (the adjudicated label)."""
+    if len(labellings) % 2 == 0:
+        raise ValueError("a majority needs an odd number of labellings")
+    return [2 * sum(votes) > len(votes) for votes in zip(*labellings, strict=True)]
 
 
 def pair_tasks(pairs: Sequence[AdjudicatedPair]) -> list[MatchTask]:
