@@ -30,10 +30,11 @@ from admitdx.matching.runner import run_matcher
 from admitdx.runs import sha256_file
 
 DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.jsonl"
-#: the pair sets the shipped calibration was chosen on (all five are used for development now)
+#: the pair sets the shipped calibration was chosen on (every set measured so far is used for development)
 BLIND = DEV_PAIRS.parent.parent
 USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
-              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 12)))  # fmt: skip
+              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 14)),
+              BLIND / "pairs9" / "pairs_reserve9.jsonl")  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -46,7 +47,49 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ("Right leg DVT", "Acute embolism and thrombosis of deep veins of l up extrem", "right vs left"),
         ("NSTEMI", "STEMI", "non-st vs st"),
         ("Diverticulitis", "Diverticulosis of large intestine", "diverticulitis vs diverticulosis"),
-        ("Diabetic ketoacidosis", "Type 1 diabetes mellitus without complications", None),
+        (
+            "Diabetic ketoacidosis",
+            "Type 1 diabetes mellitus without complications",
+            "uncomplicated vs ketoacidosis",
+        ),
+        # round 6: a complication against "uncomplicated", a denied alternative, new axes and terms
+        ("opioid withdrawal", "Opioid dependence, uncomplicated", "uncomplicated vs withdrawal"),
+        ("type 1 diabetes with retinopathy", "DIABETES UNCOMPL JUVEN", "uncomplicated vs retinopathy"),
+        ("Crohn's ileitis", "Crohn's disease, unspecified, without complications", None),
+        (
+            "thyroid storm",
+            "Thyrotoxicosis, unspecified without thyrotoxic crisis or storm",
+            "with vs without",
+        ),
+        (
+            "CAD with unstable angina",
+            "Atherosclerotic heart disease of native coronary artery without angina pectoris",
+            "with vs without angina",
+        ),
+        (
+            "Traumatic subdural hematoma without loss of consciousness",
+            "Subdural hemorrhage following injury without open intracranial wound, "
+            "with no loss of consciousness",
+            None,
+        ),
+        ("Eclampsia", "Unspecified pre-eclampsia, unspecified trimester", "preeclampsia vs eclampsia"),
+        ("corneal ulcer OS", "Unspecified corneal ulcer, right eye", "left vs right"),
+        ("LUL lung cancer", "Malignant neoplasm of upper lobe, right bronchus or lung", "left vs right"),
+        (
+            "subclavian artery thrombosis",
+            "Acute venous embolism and thrombosis of subclavian veins",
+            "vessel",
+        ),
+        ("GU bleed", "Gastrointestinal hemorrhage, unspecified", "system genitourinary vs digestive"),
+        (
+            "Chewing tobacco dependence",
+            "Nicotine dependence, cigarettes, uncomplicated",
+            "tobacco chewing vs",
+        ),
+        ("SSRI overdose", "Poisoning by tricyclic antidepressants", "substance ssri vs tricyclic"),
+        ("GDM on insulin", "Gestational diabetes mellitus in pregnancy, diet controlled", "insulin vs diet"),
+        ("Leptomeningeal carcinomatosis", "Secondary malignant neoplasm of cerebral meninges", None),
+        ("Chemo-induced neutropenia", "Agranulocytosis secondary to cancer chemotherapy", None),
         ("CKD stage 3", "CHRONIC KIDNEY DISEASE, STAGE V", "stage 3 vs stage 5"),
         ("Atrial fibrillation", "ATRIAL FLUTTER", "fibrillation vs flutter"),
         # no contrast: the acute part of "AKI on CKD" is the reference; laterality on one side only

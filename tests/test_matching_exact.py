@@ -6,7 +6,7 @@ import pytest
 
 from admitdx.matching.base import MatchTask
 from admitdx.matching.exact import ExactMatcher
-from admitdx.matching.normalize import normalize_diagnosis
+from admitdx.matching.normalize import expand_diagnosis, normalize_diagnosis
 
 
 def pairs(preds: list[str], refs: list[str], **kw: object) -> list[tuple[int, int]]:
@@ -76,3 +76,19 @@ def test_duplicates_are_one_to_one_and_the_earlier_prediction_wins() -> None:
 def test_empty_sides_give_no_pairs() -> None:
     assert pairs([], ["CHF"]) == []
     assert pairs(["CHF"], []) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Oesophageal varices", "esophageal varices"),
+        ("gastro-oesophageal reflux", "gastro esophageal reflux"),
+        ("lymphoedema", "lymphedema"),
+        # American words that hold a British stem stay as they are
+        ("Angioedema", "angioedema"),
+        ("Gastroesophageal reflux", "gastroesophageal reflux"),
+        ("Tracheoesophageal fistula", "tracheoesophageal fistula"),
+    ],
+)
+def test_british_stems_are_read_only_where_they_are_british(text: str, read: str) -> None:
+    assert expand_diagnosis(text) == read

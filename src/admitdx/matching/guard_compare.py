@@ -61,8 +61,7 @@ _EXCLUSIVE = (
     frozenset({"simplex", "zoster"}),  # herpes simplex (B00) ↔ herpes zoster (B02)
     frozenset({"supraventricular", "ventricular"}),  # I47.1 ↔ I47.2
     frozenset({"deep", "superficial"}),  # deep ↔ superficial vein thrombosis, I82.4- ↔ I82.61-
-    frozenset({"vein", "artery"}),  # retinal vein ↔ artery occlusion, H34.8- ↔ H34.2-
-    frozenset({"venous", "arterial"}),
+    frozenset({"central", "branch"}),  # central ↔ branch retinal artery occlusion, H34.1- ↔ H34.23-
     frozenset({"mild", "moderate", "severe"}),  # E44.1 ↔ E44.0 ↔ E43; asthma's severities
     frozenset({"complete", "partial"}),  # complete ↔ partial intestinal obstruction, K56.691 ↔ K56.600
     frozenset({"complete", "incomplete"}),
@@ -76,6 +75,7 @@ _EXCLUSIVE = (
     frozenset({"thoracic", "abdominal"}),  # the aorta's two parts: I71.0x/I71.2 ↔ I71.3/I71.4, S25.0 ↔ S35.0
     frozenset({"stress", "urge", "overflow"}),  # the kinds of urinary incontinence, N39.3 ↔ N39.41 ↔ R39.81
     frozenset({"accidental", "intentional"}),  # a poisoning's intent is its code's 6th character
+    frozenset({"diet", "insulin"}),  # gestational diabetes diet ↔ insulin controlled, O24.410 ↔ O24.414
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -100,6 +100,14 @@ _ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphyl
               "enterococcus": "enterococcus", "enterococcal": "enterococcus", "proteus": "proteus",
               "mycoplasma": "mycoplasma", "legionella": "legionella", "candida": "candida",
               "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
+#: a vessel's kind: retinal vein ↔ artery occlusion (H34.8- ↔ H34.2-), subclavian artery ↔ vein thrombosis
+_VESSELS = {"vein": "vein", "veins": "vein", "venous": "vein", "artery": "artery", "arteries": "artery",
+            "arterial": "artery"}  # fmt: skip
+#: a tobacco product (F17.21- cigarettes ↔ F17.22- chewing tobacco ↔ F17.29- other products)
+_TOBACCO = {"cigarette": "cigarettes", "cigarettes": "cigarettes", "chewing": "chewing", "cigar": "cigars",
+            "cigars": "cigars"}  # fmt: skip
+#: an organ system named as a whole: gastrointestinal ↔ genitourinary hemorrhage (K92.2 ↔ N99.82-, R31)
+_SYSTEMS = {"gastrointestinal": "digestive", "genitourinary": "genitourinary"}
 #: methicillin (or vancomycin) resistant ↔ susceptible: MRSA ↔ MSSA are two codes (B95.62 ↔ B95.61)
 _RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
 #: where a pneumonia was acquired: community (J18.9) ↔ ventilator (J95.851) ↔ hospital
@@ -128,17 +136,20 @@ _SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol
                "acetaminophen": "aminophenol", "aminophenol": "aminophenol", "aspirin": "salicylate",
                "salicylates": "salicylate", "amphetamine": "amphetamine",
                "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
-               "lithium": "lithium", "insulin": "insulin"}  # fmt: skip
+               "lithium": "lithium", "insulin": "insulin", "tricyclic": "tricyclic",
+               # selective serotonin reuptake inhibitors (T43.22-) ↔ tricyclic antidepressants (T43.0-)
+               "serotonin": "ssri"}  # fmt: skip
 #: words that name a malignancy: a text with one and a text with none name different conditions
 #: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
 _MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
                         "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
-                        "melanoma", "glioblastoma", "glioma", "mesothelioma"})  # fmt: skip
+                        "melanoma", "glioblastoma", "glioma", "mesothelioma", "carcinomatosis"})  # fmt: skip
 _MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenocarcinoma, neuroblastoma
 #: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
 _NEOPLASM = frozenset({"neoplasm", "tumor"})
 _NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
-               ("resistance", _RESISTANCE), ("acquired", _ACQUIRED))  # fmt: skip
+               ("resistance", _RESISTANCE), ("acquired", _ACQUIRED), ("vessel", _VESSELS),
+               ("tobacco", _TOBACCO), ("system", _SYSTEMS))  # fmt: skip
 #: a psychosis or disorder ICD says is not due to a substance, against one a substance induced
 _NO_SUBSTANCE = re.compile(r"\bnot due to (?:a )?substance\b")
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
@@ -174,7 +185,7 @@ _STATUS = (
     (
         "history",
         re.compile(
-            r"\b(?:history|hx|in the past|prior|previous|late effects?|sequelae?)\b"
+            r"\b(?:history|hx|in the past|prior|previous|former|late effects?|sequelae?)\b"
             r"|\bfollowing (?:\w+ ){0,2}(?:infarction|hemorrhage|cerebrovascular|stroke)\b"
             r"|\b(?:after|since|post) (?:an? |the )?(?:old )?(?:stroke|cerebral infarction)\b"
         ),
@@ -263,12 +274,14 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
         said.add("exace")  # an exacerbation named otherwise ("AECOPD" reads "acute on chronic …")
     if "encep" in said:
         said.add("coma")  # ICD's "with (hepatic) coma" is hepatic encephalopathy (K72.01, B18.2 + K76.82)
-    expanded = guard_expand(reference)
+    expanded = guard_expand(_essential(reference))
     main = {w[:5] for w in re.split(r"\bwith(?:out)?\b", expanded)[0].split()}
     for clause in re.findall(r"\bwith ((?:(?!with\b|without\b)\w+ ?)+)", expanded):
         # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
         # a complication
         skip = QUALIFIERS | {"stage", "through", "closed"}
+        if clause.split()[0] in ("no", "not"):
+            continue  # "with no loss of consciousness" denies, as "without" does
         if {"manifestation", "manifestations", "severity", "symptoms", "conditions"} & set(clause.split()):
             continue  # ICD's residual clauses ("with other respiratory manifestations", "with
             # unspecified severity") name no complication: they are the disease as usually seen
@@ -276,6 +289,15 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
         if words and not any(w[:5] in said or _ends(w, words_said) for w in words):
             return f"reference adds with {' '.join(words)}"
     return None
+
+
+_PARENTHESES = re.compile(r"\([^()]*\)")
+
+
+def _essential(title: str) -> str:
+    """A title less its parenthesised words: ICD's nonessential modifiers, which a diagnosis need not
+    name ("Essential (hemorrhagic) thrombocythemia" is D47.3 with or without a bleed)."""
+    return _PARENTHESES.sub(" ", title)
 
 
 def _ends(word: str, said: list[str]) -> bool:
@@ -289,7 +311,8 @@ def uncovered_sequel(prediction: str, reference: str) -> str | None:
     ulcer ↔ duodenal ulcer with perforation, abdominal aortic aneurysm ↔ dissecting aneurysm."""
     said = guard_expand(prediction).split()
     # a complication the reference denies ("without hemorrhage", "without perforation") is none
-    kept = re.sub(r"\bwithout (?:mention of )?(?:\w+ or )?\w+", "", guard_expand(reference)).split()
+    denied = re.compile(r"\bwithout (?:mention of )?(?:\w+ or )?\w+")
+    kept = denied.sub("", guard_expand(_essential(reference))).split()
     for name, (names, instead) in _SEQUELS.items():
         if any(w.startswith(names) for w in kept) and not any(w.startswith(instead) for w in said):
             return f"reference adds {name}"
@@ -309,12 +332,14 @@ def _other_inflammation(sa: set[str], sb: set[str]) -> str | None:
     return None
 
 
-def _pre(sa: set[str], sb: set[str]) -> str | None:
+def _pre(ea: str, eb: str) -> str | None:
     """A word on one side and the same word with "pre" on the other: preeclampsia ↔ eclampsia,
-    prediabetes ↔ diabetes, presyncope ↔ syncope: the forerunner is not the condition."""
-    for x, y in ((sa, sb), (sb, sa)):
-        for w in x:
-            if w.startswith("pre") and len(w) > 6 and w[3:] in y and w[3:] not in x:
+    prediabetes ↔ diabetes, presyncope ↔ syncope, "pre-eclampsia" (read as two words) too: the
+    forerunner is not the condition."""
+    for x, y in ((ea, eb), (eb, ea)):
+        joined, bare = set(re.sub(r"\bpre (?=\w{4})", "pre", x).split()), set(y.split())
+        for w in joined:
+            if w.startswith("pre") and len(w) > 6 and w[3:] in bare and w[3:] not in joined:
                 return f"{w} vs {w[3:]}"
     return None
 
@@ -334,11 +359,37 @@ def _acuity(words: list[str]) -> tuple[bool, bool]:
     return acute, "chronic" in words
 
 
+_UNCOMPLICATED = re.compile(r"\buncomplicated\b|\bwithout (?:mention of )?complications?\b")
+#: what names a complication of a disease without its own "with" clause ("opioid withdrawal" ↔ opioid
+#: dependence, uncomplicated F11.20; "thyroid storm" ↔ thyrotoxicosis without crisis or storm)
+_COMPLICATION_WORDS = ("withdraw", "overdose", "poisoning", "intoxica", "storm", "crisis", "coma",
+                       "ketoacidosis", "hyperosmola", "delirium", "gangren")  # fmt: skip
+
+
+def _beyond_uncomplicated(a: str, b: str) -> str | None:
+    """``a`` says its condition is uncomplicated ("Type 2 diabetes mellitus without complications"
+    E11.9, MIMIC's "DIABETES UNCOMPL", "Opioid dependence, uncomplicated") and ``b``, which does not,
+    names a complication ``a`` lacks: a "with" clause, or a complication's own word
+    (:data:`_COMPLICATION_WORDS`). ICD codes the complicated disease apart (E11.65, E10.3-, F11.23),
+    so the two are different diagnoses. A second condition word alone is not one: "Crohn's ileitis"
+    is Crohn's disease without complications (K50.00 ↔ K50.90)."""
+    if not _UNCOMPLICATED.search(a) or _UNCOMPLICATED.search(b):
+        return None
+    named = {w[:5] for w in a.split()}
+    clauses = re.findall(r"\bwith (?:mention of )?((?:(?!with\b|without\b)\w+ ?)+)", b)
+    added = [w for clause in clauses for w in clause.split() if w not in QUALIFIERS and w[:5] not in named]
+    added += [w for w in b.split() if w[:5] not in named and w.startswith(_COMPLICATION_WORDS)]
+    return f"uncomplicated vs {added[0]}" if added else None
+
+
 def _with_without(a: str, b: str) -> str | None:
     """A clause ``a`` opens with "without X" and ``b`` with "with X", X compared by its first five
     letters past "mention of" (MIMIC's "WITHOUT BEHAVIROAL DISTURBANCE" ↔ "with behavioural …")."""
     without = {m[:5]: m for m in re.findall(r"\bwithout (?:mention of )?(\w+)", a)}
-    with_ = {m[:5] for m in re.findall(r"\bwith (?:mention of )?(\w+)", b)}
+    clauses = re.findall(r"\bwith (?:mention of )?((?:(?!with\b|without\b)\w+ ?)+)", b)
+    # every word of a "with" clause: "with unstable angina" ↔ "without angina"; "with no loss of
+    # consciousness" is a denial, as "without loss of consciousness"
+    with_ = {w[:5] for clause in clauses if clause.split()[0] not in ("no", "not") for w in clause.split()}
     shared = sorted(set(without) & with_)
     return without[shared[0]] if shared else None
 
@@ -385,9 +436,10 @@ def _denied(a: str, b: str) -> str | None:
     not "without acute cor pulmonale" ↔ acute pulmonary embolism (b names no cor pulmonale)."""
     named = {w[:5] for w in _DENIAL.sub(" ", re.sub(r"\bnon \w+", " ", b)).split()}  # "non bleeding" too
     for clause in _DENIAL.findall(a):
-        words = [w for w in clause.split() if w not in QUALIFIERS | {"mention"}]
-        if words and {w[:5] for w in words} <= named:  # compared by their beginnings: ruptured ↔ rupture
-            return " ".join(words)
+        for alternative in clause.split(" or "):  # "without thyrotoxic crisis or storm": either one
+            words = [w for w in alternative.split() if w not in QUALIFIERS | {"mention"}]
+            if words and {w[:5] for w in words} <= named:  # by their beginnings: ruptured ↔ rupture
+                return " ".join(words)
     return None
 
 
@@ -452,7 +504,7 @@ def contrast(a: str, b: str) -> str | None:
     la, lb = _levels(a), _levels(b)
     if la and lb and not la & lb:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
-    if why := _other_inflammation(sa, sb) or _pre(sa, sb) or _other_site(sa, sb) or _kindred(sa, sb):
+    if why := _other_inflammation(sa, sb) or _pre(ea, eb) or _other_site(sa, sb) or _kindred(sa, sb):
         return why
     if (status_a := _status(ea)) != (status_b := _status(eb)):
         return f"status: {'/'.join(sorted(status_a)) or 'active'} vs {'/'.join(sorted(status_b)) or 'active'}"
@@ -463,6 +515,8 @@ def contrast(a: str, b: str) -> str | None:
     for x, y in ((ea, eb), (eb, ea)):
         if word := _with_without(x, y) or _denied(x, y):
             return f"with vs without {word}"
+        if why := _beyond_uncomplicated(x, y):
+            return why
         if word := _non(x, y):
             return f"non-{word} vs {word}"
     for x in sa:
@@ -488,7 +542,7 @@ def _origin(ea: str, eb: str, sa: set[str], sb: set[str]) -> str | None:
     """A secondary malignancy on one side and, on the other, a malignancy neither secondary nor
     metastatic (renal cell carcinoma C64 ↔ secondary malignant neoplasm of kidney C79.0); a condition
     "not due to a substance" against one a substance induced (F29 ↔ F15.959)."""
-    spread = {"secondary", "metastatic", "metastasis", "metastases"}
+    spread = {"secondary", "metastatic", "metastasis", "metastases", "carcinomatosis"}
     if _malignant(sa) and _malignant(sb):
         for x, y in ((sa, sb), (sb, sa)):
             if "secondary" in x and not y & spread:
@@ -502,6 +556,8 @@ def _origin(ea: str, eb: str, sa: set[str], sb: set[str]) -> str | None:
 #: a malignancy named as a cause ("hypercalcemia of malignancy"): the condition is the other side's
 _MALIGNANCY_CAUSE = re.compile(
     r"(?<!history )(?<!hx )\b(?:of|due to|from) (?:malignancy|cancer|malignant neoplasm)\b(?! of)"
+    # a treatment's name: D70.1 "agranulocytosis secondary to cancer chemotherapy"
+    r"|\b(?:cancer|malignant neoplasm) chemotherapy\b"
 )
 
 

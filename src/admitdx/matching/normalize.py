@@ -101,8 +101,12 @@ _PUNCT = re.compile(r"[^\w\s]|_")
 _ABBREV_PATTERN = re.compile(
     r"\b(" + "|".join(re.escape(k) for k in sorted(ABBREVIATIONS, key=len, reverse=True)) + r")\b"
 )
+#: American words that hold a British stem are left as they are: "angioedema" (angio + edema),
+#: "gastroesophageal" and "tracheoesophageal" (a British "oesophag" only begins a word)
 _BRITISH_PATTERN = re.compile(
     "|".join(re.escape(k) for k in sorted(BRITISH_SPELLINGS, key=len, reverse=True))
+    .replace("oedema", "(?<!angi)oedema")
+    .replace("oesophag", r"\boesophag")
 )
 
 
