@@ -208,8 +208,10 @@ def names_other(general: frozenset[str], specific: frozenset[str]) -> bool:
 
 @cache
 def _is_other(code: str) -> bool:
+    """Whether a code's description says "other" (R13.19 "Other dysphagia", D63.8 "Anemia in other
+    chronic diseases classified elsewhere")."""
     known = _known(code)
-    return known == code and (_cm().get_description(known) or "").lower().startswith("other ")
+    return known == code and "other" in (_cm().get_description(known) or "").lower().split()
 
 
 def code_descriptions(codes: frozenset[str], most: int = 3) -> list[str]:

@@ -76,6 +76,12 @@ _EXCLUSIVE = (
     frozenset({"stress", "urge", "overflow"}),  # the kinds of urinary incontinence, N39.3 ↔ N39.41 ↔ R39.81
     frozenset({"accidental", "intentional"}),  # a poisoning's intent is its code's 6th character
     frozenset({"diet", "insulin"}),  # gestational diabetes diet ↔ insulin controlled, O24.410 ↔ O24.414
+    frozenset({"gestational", "existing"}),  # gestational ↔ pre-existing diabetes in pregnancy, O24.4 ↔ O24.1
+    frozenset({"overweight", "obesity"}),  # E66.3 ↔ E66.9
+    frozenset({"incontinence", "retention"}),  # of urine: R32, N39.4- ↔ R33.9
+    frozenset({"abrasion", "ulcer"}),  # corneal abrasion S05.0- ↔ corneal ulcer H16.0-
+    frozenset({"hemothorax", "pneumothorax"}),  # S27.1 ↔ S27.0
+    frozenset({"hemolytic", "posthemorrhagic", "aplastic"}),  # the anemias D55-D59 ↔ D62 ↔ D61
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -124,6 +130,16 @@ _NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "
 _SEIZURE_KIND = {"focal": "focal", "partial": "focal", "absence": "absence", "petit": "absence",
                  "grand": "generalized", "generalized": "generalized"}  # fmt: skip
 _SEIZURE_WORDS = ("seizure", "convuls", "epilep")
+#: a seizure that does not stop (G40.-01, G41, ICD-9 345.3 "grand mal status", MIMIC's GRAND MAL STATUS
+#: read as "generalized convulsive status") against a single seizure
+_STATUS_EPILEPTICUS = re.compile(r"\bstatus epilepticus\b|\b(?:convulsive|grand mal) status\b")
+_NO_STATUS = re.compile(r"\b(?:without|no) (?:mention of )?status epilepticus\b")
+
+
+def _seizure(word: str) -> bool:
+    return word.startswith(_SEIZURE_WORDS)
+
+
 #: a heart block's degree (I44.0 ↔ I44.1 ↔ I44.2), read only where both texts name a block
 _DEGREE = {"1st": "first", "first": "first", "2nd": "second", "second": "second", "mobitz": "second",
            "3rd": "third", "third": "third", "complete": "third"}  # fmt: skip
@@ -138,7 +154,8 @@ _SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol
                "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
                "lithium": "lithium", "insulin": "insulin", "tricyclic": "tricyclic",
                # selective serotonin reuptake inhibitors (T43.22-) ↔ tricyclic antidepressants (T43.0-)
-               "serotonin": "ssri"}  # fmt: skip
+               "serotonin": "ssri", "antiplatelet": "antiplatelet", "antiplatelets": "antiplatelet",
+               "anticoagulant": "anticoagulant", "anticoagulants": "anticoagulant"}  # fmt: skip
 #: words that name a malignancy: a text with one and a text with none name different conditions
 #: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
 _MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
@@ -155,7 +172,8 @@ _NO_SUBSTANCE = re.compile(r"\bnot due to (?:a )?substance\b")
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
 _STAGE = re.compile(r"\b(?:stage|kidney disease) (\d|i{1,3}|iv|v)\b")  # "CKD 4" is stage 4
-_RANGE = re.compile(r"\bstage (\d) (?:through |to )?(\d)\b")
+#: a range of stages: "stage 1-4", I12.9's "stage 1 through stage 4", 403.90's "stage I through stage IV"
+_RANGE = re.compile(r"\bstage (\d|i{1,3}|iv|v) (?:through |to )?(?:stage )?(\d|i{1,3}|iv|v)\b")
 _TYPE = re.compile(r"\btype (1|2|i|ii|a|b)\b")
 _HEPATITIS = re.compile(r"\bhepatitis ([a-e])\b")  # hepatitis A ↔ hepatitis C: two viruses, two codes
 #: a spinal level (C6, T12, L4) before the spine rule spells it out: two levels are two injuries
@@ -185,13 +203,24 @@ _STATUS = (
     (
         "history",
         re.compile(
-            r"\b(?:history|hx|in the past|prior|previous|former|late effects?|sequelae?)\b"
+            r"\b(?:history|hx|in the past|prior|previous|former|old|remote|survivor|late effects?"
+            r"|sequelae?)\b"
             r"|\bfollowing (?:\w+ ){0,2}(?:infarction|hemorrhage|cerebrovascular|stroke)\b"
             r"|\b(?:after|since|post) (?:an? |the )?(?:old )?(?:stroke|cerebral infarction)\b"
         ),
     ),
     ("remission", re.compile(r"\bremission\b")),  # "in remission", "in molecular remission"
-    ("asymptomatic", re.compile(r"\basymptomatic\b")),  # Z21 asymptomatic HIV ↔ B20 HIV disease, AIDS
+    # Z21 asymptomatic HIV ("HIV positive NOS", its inclusion term) ↔ B20 HIV disease, AIDS
+    ("asymptomatic", re.compile(r"\basymptomatic\b|\bhuman immunodeficiency virus positive\b")),
+)
+#: a device's or a procedure's status (Z95.0 presence of cardiac pacemaker, Z89 acquired absence, "s/p",
+#: "in situ", "in place"), against a device's trouble (T82.1- "pacemaker lead malfunction")
+_DEVICE_STATUS = re.compile(
+    r"\bpresence of\b|\bstatus post\b|(?<!carcinoma )(?<!melanoma )\bin situ\b|\bin place\b"
+    r"|\bacquired absence\b|\b(?:pacemaker|defibrillator|device|implant|graft|stent) status\b"
+)
+_DEVICE_TROUBLE = re.compile(
+    r"\b(?:malfunction|dislodg|displace|mechanical complication|occlu|clotted|infected|erosion|breakdown)"
 )
 _NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:achieved?|in) remission\b")
 #: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the
@@ -208,7 +237,8 @@ _SITES = {"leg": _LEG, "hip": (*_LEG, "hip"), "thigh": (*_LEG, "thigh"), "knee":
           "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"),
           "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
           "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
-          "scalp": ("scalp",),
+          "scalp": ("scalp",), "neck": ("neck",), "cervicalgia": ("neck",),
+          "dorsalgia": ("back",), "backache": ("back",),
           # the tineas' Latin sites (B35.0-B35.6)
           "pedis": (_LOWER, "foot"), "manuum": (_UPPER, "hand"), "cruris": ("groin",), "capitis": ("scalp",),
           "barbae": ("beard",), "corporis": ("body",)}  # fmt: skip
@@ -270,6 +300,9 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
     predicted = guard_expand(prediction)
     words_said = predicted.split()
     said = {w[:5] for w in words_said}
+    if re.search(r"\b(?:uncontrolled|poorly controlled|out of control)\b", predicted):
+        # ICD-10-CM Index: "Diabetes, uncontrolled — code to Diabetes, by type, with hyperglycemia"
+        said.add("hyper")
     if re.search(r"\bacute on chronic\b|\bflare\b|\bcrisis\b", predicted):
         said.add("exace")  # an exacerbation named otherwise ("AECOPD" reads "acute on chronic …")
     if "encep" in said:
@@ -286,7 +319,9 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
             continue  # ICD's residual clauses ("with other respiratory manifestations", "with
             # unspecified severity") name no complication: they are the disease as usually seen
         words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
-        if words and not any(w[:5] in said or _ends(w, words_said) for w in words):
+        # a site names no complication: "with foot ulcer" is named by an ulcer, not by "foot"
+        named = [w for w in words if w not in _SITES] or words
+        if words and not any(w[:5] in said or _ends(w, words_said) for w in named):
             return f"reference adds with {' '.join(words)}"
     return None
 
@@ -355,8 +390,10 @@ def _acuity(words: list[str]) -> tuple[bool, bool]:
     """Acute, chronic: an exacerbation, a flare, a decompensation and a new onset are acute ("COPD
     exacerbation" ↔ "AECOPD", "new-onset atrial fibrillation" ↔ "chronic atrial fibrillation")."""
     acute = bool({"acute", "exacerbation", "flare", "decompensated", "decompensation"} & set(words))
-    acute = acute or "new onset" in " ".join(words)
-    return acute, "chronic" in words
+    joined = " ".join(words)
+    acute = acute or "new onset" in joined
+    # "chronic obstructive pulmonary disease" is a name, not an acuity: its exacerbation is still COPD
+    return acute, "chronic" in joined.replace("chronic obstructive", "").split()
 
 
 _UNCOMPLICATED = re.compile(r"\buncomplicated\b|\bwithout (?:mention of )?complications?\b")
@@ -400,7 +437,9 @@ def _status(expanded: str) -> frozenset[str]:
 
 
 def _sites(words: set[str]) -> set[tuple[str, ...]]:
-    return {_SITES[w] for w in words if w in _SITES}
+    """The limb and body sites a text names; the neck of a bone (femoral neck) is no neck."""
+    bone = bool(words & {"femur", "femoral", "humerus", "humeral", "radius", "radial", "bladder", "tooth"})
+    return {_SITES[w] for w in words if w in _SITES and not (w == "neck" and bone)}
 
 
 def _other_site(sa: set[str], sb: set[str]) -> str | None:
@@ -459,10 +498,13 @@ def _non(a: str, b: str) -> str | None:
 
 
 def _numbered(pattern: re.Pattern[str], text: str) -> set[str]:
-    """The numbers a pattern finds, a range read whole ("stage 1-4" → 1, 2, 3, 4)."""
+    """The numbers a pattern finds, a range read whole ("stage 1-4" → 1, 2, 3, 4); an end-stage renal
+    disease is a chronic kidney disease's stage 5 (N18.6 against I12.9's "stage 1-4")."""
     found = {_ROMAN.get(m, m) for m in pattern.findall(text)}
+    if pattern is _STAGE and re.search(r"\bend stage (?:renal|kidney)\b", text):
+        found.add("5")
     for low, high in _RANGE.findall(text):
-        found |= {str(n) for n in range(int(low), int(high) + 1)}
+        found |= {str(n) for n in range(int(_ROMAN.get(low, low)), int(_ROMAN.get(high, high)) + 1)}
     return found
 
 
@@ -495,17 +537,24 @@ def contrast(a: str, b: str) -> str | None:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
     for what, kinds, named in (
         ("degree", _DEGREE, lambda w: w == "block"),
-        ("seizure", _SEIZURE_KIND, lambda w: w.startswith(_SEIZURE_WORDS)),
+        ("seizure", _SEIZURE_KIND, _seizure),
     ):
         if any(map(named, sa)) and any(map(named, sb)):
             da, db = {kinds[w] for w in sa if w in kinds}, {kinds[w] for w in sb if w in kinds}
             if da and db and not da & db:
                 return f"{what} {'/'.join(sorted(da))} vs {'/'.join(sorted(db))}"  # fmt: skip
+    if any(map(_seizure, sa)) and any(map(_seizure, sb)):
+        ea_status, eb_status = (bool(_STATUS_EPILEPTICUS.search(_NO_STATUS.sub(" ", e))) for e in (ea, eb))
+        if ea_status != eb_status:
+            return "status epilepticus on one side only"
     la, lb = _levels(a), _levels(b)
     if la and lb and not la & lb:
         return f"level {'/'.join(sorted(la))} vs {'/'.join(sorted(lb))}"
     if why := _other_inflammation(sa, sb) or _pre(ea, eb) or _other_site(sa, sb) or _kindred(sa, sb):
         return why
+    for x, y in ((ea, eb), (eb, ea)):
+        if _DEVICE_STATUS.search(x) and _DEVICE_TROUBLE.search(y) and not _DEVICE_STATUS.search(y):
+            return "a device's status vs its trouble"
     if (status_a := _status(ea)) != (status_b := _status(eb)):
         return f"status: {'/'.join(sorted(status_a)) or 'active'} vs {'/'.join(sorted(status_b)) or 'active'}"
     for pattern, what in ((_STAGE, "stage"), (_TYPE, "type"), (_HEPATITIS, "hepatitis")):

@@ -35,6 +35,8 @@ CLINICAL_TERMS_FILE = TERMS_FILE.with_name("clinical_terms.csv")
 #: an apostrophe inside a word ("Bell's palsy", "Crohn’s"): dropped, as the broad table spells terms
 _APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _NON_WORD = re.compile(r"[^\w\s]|_")
+#: "r/o PE", "rule out MI": a hedge (read as the diagnosis), and "r" would otherwise read as "right"
+_RULE_OUT = re.compile(r"\b(?:r/o|rule out)\b", re.IGNORECASE)
 _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
 #: "low serum calcium", "high blood potassium": the lay form of a hypo-/hyper- electrolyte term
@@ -102,7 +104,7 @@ def guard_expand(text: str) -> str:
     """Readable text, abbreviations, lay terms and MIMIC title truncations spelled out (the hand
     table twice, then, for an all-upper-case MIMIC-IV-ED title, the CMS short-description words
     :mod:`admitdx.matching.guard_cms` learned)."""
-    expanded = expand_diagnosis(_APOSTROPHE.sub("", text))
+    expanded = expand_diagnosis(_RULE_OUT.sub(" ", _APOSTROPHE.sub("", text)))
     expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
@@ -145,6 +147,12 @@ def readings(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+#: a model's hedges and asides name no condition ("probable viral gastroenteritis", "cancer, further
+#: workup pending"): a hedged diagnosis is graded as the diagnosis
+HEDGES = frozenset({
+    "likely", "probable", "probably", "possible", "possibly", "suspected", "suspect", "presumed",
+    "presumptive", "query", "questionable", "further", "workup", "pending", "newly", "diagnosed",
+})  # fmt: skip
 #: words ICD titles add that leave the condition as it is ("Pneumonia, unspecified organism",
 #: "Urinary tract infection, site not specified", "…, initial encounter"), beyond the exact matcher's
 QUALIFIERS = (
@@ -153,6 +161,7 @@ QUALIFIERS = (
     | frozenset(
         {"organism", "site", "part", "not", "specified", "elsewhere", "classified", "initial", "encounter"}
     )
+    | HEDGES
 )
 
 
@@ -171,4 +180,5 @@ GENERIC = frozenset({
     "heart", "cardiac", "liver", "hepatic", "kidney", "lung", "pulmonary", "brain", "cerebral", "skin",
     "bone", "blood", "leukemia", "lymphoma", "carcinoma", "obstruction",
     "drug", "drugs", "medication", "substance", "overdose", "thyroid", "joint", "bowel", "stomach", "valve",
+    "arthritis", "arrhythmia", "bleeding",  # the writers' catch-alls
 })  # fmt: skip
