@@ -33,7 +33,7 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
 #: the pair sets the shipped calibration was chosen on (every set measured so far is used for development)
 BLIND = DEV_PAIRS.parent.parent
 USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
-              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 16)),
+              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 17)),
               BLIND / "pairs9" / "pairs_reserve9.jsonl")  # fmt: skip
 
 
@@ -125,6 +125,10 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
         ),
         ("overweight", "Obesity, unspecified", "overweight vs obesity"),
         ("hemolytic anemia", "Acute posthemorrhagic anemia", "hemolytic vs posthemorrhagic"),
+        # after set 16
+        ("Low K", "Hyperkalemia", "opposite prefixes"),
+        ("Cellulitis of thigh", "Cellulitis and abscess of trunk", "site thigh vs trunk"),
+        ("Hepatic encephalopathy", "Hepatic failure, unspecified without coma", "with vs without coma"),
         ("CKD stage 3", "CHRONIC KIDNEY DISEASE, STAGE V", "stage 3 vs stage 5"),
         ("Atrial fibrillation", "ATRIAL FLUTTER", "fibrillation vs flutter"),
         # no contrast: the acute part of "AKI on CKD" is the reference; laterality on one side only

@@ -82,6 +82,7 @@ _EXCLUSIVE = (
     frozenset({"abrasion", "ulcer"}),  # corneal abrasion S05.0- ↔ corneal ulcer H16.0-
     frozenset({"hemothorax", "pneumothorax"}),  # S27.1 ↔ S27.0
     frozenset({"hemolytic", "posthemorrhagic", "aplastic"}),  # the anemias D55-D59 ↔ D62 ↔ D61
+    frozenset({"attempt", "ideation"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -234,7 +235,7 @@ _SITES = {"leg": _LEG, "hip": (*_LEG, "hip"), "thigh": (*_LEG, "thigh"), "knee":
           "foot": (_LOWER, "foot"), "heel": (_LOWER, "foot", "heel"), "toe": (_LOWER, "foot", "toe"),
           "arm": _ARM, "shoulder": (*_ARM, "shoulder"), "elbow": (*_ARM, "elbow"),
           "forearm": (*_ARM, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
-          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"),
+          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"), "trunk": ("trunk",),
           "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
           "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
           "scalp": ("scalp",), "neck": ("neck",), "cervicalgia": ("neck",),
@@ -474,6 +475,8 @@ def _denied(a: str, b: str) -> str | None:
     fracture ↔ fracture of ribs, calculus of gallbladder without cholecystitis ↔ cholecystitis;
     not "without acute cor pulmonale" ↔ acute pulmonary embolism (b names no cor pulmonale)."""
     named = {w[:5] for w in _DENIAL.sub(" ", re.sub(r"\bnon \w+", " ", b)).split()}  # "non bleeding" too
+    if "encep" in named:
+        named.add("coma")  # ICD's hepatic "coma" is hepatic encephalopathy (K72.90 "without coma")
     for clause in _DENIAL.findall(a):
         for alternative in clause.split(" or "):  # "without thyrotoxic crisis or storm": either one
             words = [w for w in alternative.split() if w not in QUALIFIERS | {"mention"}]

@@ -41,10 +41,12 @@ _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
 #: "low serum calcium", "high blood potassium": the lay form of a hypo-/hyper- electrolyte term
 _ION = re.compile(
-    r"\b(low|lower|high) (?:serum |blood )?(sodium|potassium|calcium|magnesium|phosphate|phosphorus)\b"
+    r"\b(low|lower|high) (?:serum |blood )?"
+    r"(sodium|potassium|calcium|magnesium|phosphate|phosphorus|k|na|mg)\b"
 )
 _IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "magnesium": "magnesemia",
-         "phosphate": "phosphatemia", "phosphorus": "phosphatemia"}  # fmt: skip
+         "phosphate": "phosphatemia", "phosphorus": "phosphatemia", "k": "kalemia", "na": "natremia",
+         "mg": "magnesemia"}  # the elements' symbols too: "low K", "high Na"  # fmt: skip
 
 
 @dataclass(frozen=True)
