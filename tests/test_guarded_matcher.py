@@ -33,7 +33,7 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
 #: the pair sets the shipped calibration was chosen on (every set measured so far is used for development)
 BLIND = DEV_PAIRS.parent.parent
 USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
-              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 17)),
+              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 18)),
               BLIND / "pairs9" / "pairs_reserve9.jsonl")  # fmt: skip
 
 
@@ -73,6 +73,8 @@ USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
             None,
         ),
         ("Eclampsia", "Unspecified pre-eclampsia, unspecified trimester", "preeclampsia vs eclampsia"),
+        ("preeclampsia", "Unspecified pre-eclampsia, third trimester", None),  # one word or two
+        ("suicide attempt by overdose", "Suicidal ideations", "attempt vs ideations"),
         ("corneal ulcer OS", "Unspecified corneal ulcer, right eye", "left vs right"),
         ("LUL lung cancer", "Malignant neoplasm of upper lobe, right bronchus or lung", "left vs right"),
         (

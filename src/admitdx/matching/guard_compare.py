@@ -82,7 +82,7 @@ _EXCLUSIVE = (
     frozenset({"abrasion", "ulcer"}),  # corneal abrasion S05.0- ↔ corneal ulcer H16.0-
     frozenset({"hemothorax", "pneumothorax"}),  # S27.1 ↔ S27.0
     frozenset({"hemolytic", "posthemorrhagic", "aplastic"}),  # the anemias D55-D59 ↔ D62 ↔ D61
-    frozenset({"attempt", "ideation"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
+    frozenset({"attempt", "ideation", "ideations"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -372,10 +372,13 @@ def _pre(ea: str, eb: str) -> str | None:
     """A word on one side and the same word with "pre" on the other: preeclampsia ↔ eclampsia,
     prediabetes ↔ diabetes, presyncope ↔ syncope, "pre-eclampsia" (read as two words) too: the
     forerunner is not the condition."""
+    def joined(text: str) -> set[str]:
+        return set(re.sub(r"\bpre (?=\w{4})", "pre", text).split())
+
     for x, y in ((ea, eb), (eb, ea)):
-        joined, bare = set(re.sub(r"\bpre (?=\w{4})", "pre", x).split()), set(y.split())
-        for w in joined:
-            if w.startswith("pre") and len(w) > 6 and w[3:] in bare and w[3:] not in joined:
+        joined_x, bare = joined(x), joined(y)
+        for w in joined_x:
+            if w.startswith("pre") and len(w) > 6 and w[3:] in bare and w[3:] not in joined_x:
                 return f"{w} vs {w[3:]}"
     return None
 
