@@ -12,8 +12,10 @@ axis the ICD hierarchy separates — whatever their similarity:
 - one stem with a different suffix (diverticulitis ↔ diverticulosis, encephalitis ↔ encephalopathy);
 - named pairs of distinct conditions one organ apart in wording (fibrillation ↔ flutter,
   intoxication ↔ withdrawal, cervical/thoracic/lumbar), and different stages (CKD stage 3 ↔ 5);
-- named axes (organ, organism, cause, substance, resistance, count, place of acquisition), limb and
-  back sites (a limb holds its parts), a status (history of, in remission, asymptomatic ↔ active).
+- named axes (organ, organism, cause, substance, resistance, count, place of acquisition, vessel,
+  tobacco product, organ system), limb and back sites (a limb holds its parts), a status (history
+  of, in remission, asymptomatic ↔ active), a device's status against its trouble, status
+  epilepticus against a single seizure, and a complication against an "uncomplicated" condition.
 
 **Complications** (:func:`uncovered_complication`, :func:`uncovered_sequel`): one-way — the
 reference names a complication ("with X", or in its own words: hemorrhage, perforation, dissection …)
