@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -140,7 +141,11 @@ def _ancestors(code: str) -> tuple[str, ...]:
 
 
 def _words(code: str) -> frozenset[str]:
-    return frozenset(w[:5] for w in content_words(_cm().get_description(code) or "") if w != "other")
+    """A description's words by their first five letters, less "other" and an "unspecified whether …"
+    tail (J96.00 "Acute respiratory failure, unspecified whether with hypoxia or hypercapnia" names
+    no more than J96.0)."""
+    description = re.sub(r"\bunspecified whether\b.*", "", _cm().get_description(code) or "")
+    return frozenset(w[:5] for w in content_words(description) if w != "other")
 
 
 @cache
@@ -165,10 +170,19 @@ def stands_for(code: str) -> str:
     return current
 
 
+#: codes whose condition ICD names "site not specified", and where its sites are coded instead: the
+#: ICD-10-CM Alphabetic Index's "Infection, urinary (tract) N39.0 — bladder, see Cystitis; kidney, see
+#: Pyelonephritis; urethra, see Urethritis" (cystitis N30, pyelonephritis N10-N12, urethritis N34)
+_SITES_ELSEWHERE = {"N390": ("N30", "N10", "N11", "N12", "N34")}
+
+
 def compatible(a: str, b: str) -> bool:
     """Whether two ICD-10-CM codes name one condition at two levels of specificity."""
     if a == b:
         return True
+    for general, specific in ((a, b), (b, a)):
+        if specific.startswith(_SITES_ELSEWHERE.get(general, ())):
+            return True
     sa, sb = stands_for(a), stands_for(b)
     return sa in (sb, b) or sb == a or sa in _ancestors(b) or sb in _ancestors(a)
 

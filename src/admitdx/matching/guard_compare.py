@@ -189,7 +189,7 @@ _ORDINAL_LEVEL = re.compile(rf"\b({'|'.join(_ORDINALS)}) (cervical|thoracic|lumb
 #: delirium): the word beginnings that name each, and those a prediction may name it by instead (a
 #: bleed by its form: hematoma, hematemesis, hematochezia). One-way, like :func:`uncovered_complication`
 _SEQUELS = {
-    "hemorrhage": (("hemor", "bleed"), ("hemor", "bleed", "hemat", "blood")),
+    "hemorrhage": (("hemor", "bleed"), ("hemor", "bleed", "hemat", "blood", "melena")),
     "perforation": (("perfor",), ("perfor", "ruptur")),
     "rupture": (("ruptur",), ("ruptur", "perfor")),
     "dissection": (("dissect",), ("dissect", "tear", "torn")),
@@ -312,10 +312,12 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
         said.add("coma")  # ICD's "with (hepatic) coma" is hepatic encephalopathy (K72.01, B18.2 + K76.82)
     expanded = guard_expand(_essential(reference))
     main = {w[:5] for w in re.split(r"\bwith(?:out)?\b", expanded)[0].split()}
+    # "unspecified whether with hypoxia or hypercapnia" (J96.00) leaves the clause open: no complication
+    expanded = re.sub(r"\bunspecified whether with\b", "unspecified whether", expanded)
     for clause in re.findall(r"\bwith ((?:(?!with\b|without\b)\w+ ?)+)", expanded):
         # the disease's own words ("type 2 diabetes mellitus with diabetic …") and stages do not name
         # a complication
-        skip = QUALIFIERS | {"stage", "through", "closed"}
+        skip = QUALIFIERS | {"stage", "through", "closed", "i", "ii", "iii", "iv", "v"}
         if clause.split()[0] in ("no", "not"):
             continue  # "with no loss of consciousness" denies, as "without" does
         if {"manifestation", "manifestations", "severity", "symptoms", "conditions"} & set(clause.split()):
