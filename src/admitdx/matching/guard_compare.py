@@ -85,6 +85,8 @@ _EXCLUSIVE = (
     frozenset({"hemothorax", "pneumothorax"}),  # S27.1 ↔ S27.0
     frozenset({"hemolytic", "posthemorrhagic", "aplastic"}),  # the anemias D55-D59 ↔ D62 ↔ D61
     frozenset({"attempt", "ideation", "ideations"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
+    frozenset({"externa", "media", "interna"}),  # otitis externa H60 ↔ media H66 ↔ interna H83.0
+    frozenset({"rheumatoid", "osteoarthritis"}),  # M06 ↔ M17
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -124,7 +126,8 @@ _ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "ho
              "ventilator": "ventilator"}  # fmt: skip
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
 _CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
-           "traumatic": "trauma", "aneurysmal": "aneurysm"}  # fmt: skip
+           "traumatic": "trauma", "aneurysmal": "aneurysm", "aneurysm": "aneurysm",
+           "hypertensive": "hypertension", "hypertension": "hypertension"}  # fmt: skip
 #: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-), four ↔ seven ribs (807.04 ↔ 807.07)
 _NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "multiple": 0}  # 0: two or more  # fmt: skip
@@ -353,6 +356,8 @@ def uncovered_sequel(prediction: str, reference: str) -> str | None:
     # a complication the reference denies ("without hemorrhage", "without perforation") is none
     denied = re.compile(r"\bwithout (?:mention of )?(?:\w+ or )?\w+")
     kept = denied.sub("", guard_expand(_essential(reference))).split()
+    said = [w for w in said if not w.startswith("hemorrhoid")]  # a hemorrhoid is a vein, not a bleed
+    kept = [w for w in kept if not w.startswith("hemorrhoid")]
     for name, (names, instead) in _SEQUELS.items():
         if any(w.startswith(names) for w in kept) and not any(w.startswith(instead) for w in said):
             return f"reference adds {name}"
