@@ -381,6 +381,7 @@ def _pre(ea: str, eb: str) -> str | None:
     """A word on one side and the same word with "pre" on the other: preeclampsia ↔ eclampsia,
     prediabetes ↔ diabetes, presyncope ↔ syncope, "pre-eclampsia" (read as two words) too: the
     forerunner is not the condition."""
+
     def joined(text: str) -> set[str]:
         return set(re.sub(r"\bpre (?=\w{4})", "pre", text).split())
 
