@@ -29,113 +29,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from admitdx.matching.guard_axes import (
+    DEGREE,
+    EXCLUSIVE,
+    MALIGNANT,
+    MALIGNANT_ENDINGS,
+    NAMED_AXES,
+    NEOPLASM,
+    NUMBERS,
+    OPPOSITE_PREFIXES,
+    SEIZURE_KIND,
+    SEIZURE_WORDS,
+    SITES,
+    SUBSTANCES,
+)
 from admitdx.matching.guard_text import GENERIC, QUALIFIERS, content_words, guard_expand
 from admitdx.matching.normalize import expand_diagnosis
 
-_OPPOSITE_PREFIXES = (("hypo", "hyper"), ("brady", "tachy"))
-_EXCLUSIVE = (
-    frozenset({"left", "right", "bilateral"}),
-    frozenset({"upper", "lower"}),
-    frozenset({"systolic", "diastolic"}),
-    frozenset({"fibrillation", "flutter", "tachycardia"}),  # atrial tachycardia ↔ flutter, VT ↔ VF
-    frozenset({"intoxication", "withdrawal"}),
-    frozenset({"cervical", "thoracic", "lumbar"}),
-    frozenset({"benign", "malignant"}),
-    frozenset({"open", "closed"}),
-    frozenset({"acidosis", "alkalosis"}),
-    frozenset({"anterior", "inferior"}),
-    frozenset({"viral", "bacterial"}),
-    frozenset({"small", "large"}),
-    frozenset({"central", "obstructive"}),
-    frozenset({"lymphocytic", "myeloid"}),
-    frozenset({"lymphocytic", "myelogenous"}),
-    frozenset({"lymphocytic", "myeloblastic"}),  # ICD-10-CM's word for acute myeloid (C92.0)
-    frozenset({"lymphoblastic", "myeloid"}),
-    frozenset({"lymphoblastic", "myeloblastic"}),
-    frozenset({"viral", "streptococcal"}),
-    frozenset({"viral", "staphylococcal"}),
-    frozenset({"abscess", "hematoma"}),
-    frozenset({"infarction", "transient"}),
-    frozenset({"insipidus", "mellitus"}),
-    frozenset({"stenosis", "insufficiency"}),
-    frozenset({"fatty", "steatohepatitis", "fibrosis", "cirrhosis"}),
-    frozenset({"inflammatory", "irritable"}),  # inflammatory bowel disease ↔ irritable bowel syndrome
-    frozenset({"simplex", "zoster"}),  # herpes simplex (B00) ↔ herpes zoster (B02)
-    frozenset({"supraventricular", "ventricular"}),  # I47.1 ↔ I47.2
-    frozenset({"deep", "superficial"}),  # deep ↔ superficial vein thrombosis, I82.4- ↔ I82.61-
-    frozenset({"central", "branch"}),  # central ↔ branch retinal artery occlusion, H34.1- ↔ H34.23-
-    frozenset({"mild", "moderate", "severe"}),  # E44.1 ↔ E44.0 ↔ E43; asthma's severities
-    frozenset({"complete", "partial"}),  # complete ↔ partial intestinal obstruction, K56.691 ↔ K56.600
-    frozenset({"complete", "incomplete"}),
-    frozenset({"invasive", "situ"}),  # carcinoma in situ (D05) ↔ invasive carcinoma (C50)
-    frozenset({"malignant", "situ"}),
-    frozenset({"subdural", "subarachnoid", "epidural", "intracerebral", "intraventricular"}),
-    frozenset({"primary", "secondary"}),  # E21.0 ↔ E21.1, C34 ↔ C78.0: the origin is the diagnosis
-    frozenset({"traumatic", "nontraumatic"}),  # S06.6 ↔ I60: two chapters
-    frozenset({"hypertrophic", "dilated", "restrictive"}),  # the cardiomyopathies, I42.0-I42.5
-    frozenset({"immune", "thrombotic"}),  # immune (D69.3) ↔ thrombotic (M31.1) thrombocytopenic purpura
-    frozenset({"thoracic", "abdominal"}),  # the aorta's two parts: I71.0x/I71.2 ↔ I71.3/I71.4, S25.0 ↔ S35.0
-    frozenset({"stress", "urge", "overflow"}),  # the kinds of urinary incontinence, N39.3 ↔ N39.41 ↔ R39.81
-    frozenset({"accidental", "intentional"}),  # a poisoning's intent is its code's 6th character
-    frozenset({"diet", "insulin"}),  # gestational diabetes diet ↔ insulin controlled, O24.410 ↔ O24.414
-    frozenset({"gestational", "existing"}),  # gestational ↔ pre-existing diabetes in pregnancy, O24.4 ↔ O24.1
-    frozenset({"overweight", "obesity"}),  # E66.3 ↔ E66.9
-    frozenset({"incontinence", "retention"}),  # of urine: R32, N39.4- ↔ R33.9
-    frozenset({"abrasion", "ulcer"}),  # corneal abrasion S05.0- ↔ corneal ulcer H16.0-
-    frozenset({"hemothorax", "pneumothorax"}),  # S27.1 ↔ S27.0
-    frozenset({"hemolytic", "posthemorrhagic", "aplastic"}),  # the anemias D55-D59 ↔ D62 ↔ D61
-    frozenset({"attempt", "ideation", "ideations"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
-    frozenset({"externa", "media", "interna"}),  # otitis externa H60 ↔ media H66 ↔ interna H83.0
-    frozenset({"rheumatoid", "osteoarthritis"}),  # M06 ↔ M17
-)
-#: organ words, spelled out, by organ: two texts that each name an organ and share none name different
-#: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
-_ORGANS = {"liver": "liver", "hepatic": "liver", "kidney": "kidney", "renal": "kidney", "heart": "heart",
-           "cardiac": "heart", "lung": "lung", "lungs": "lung", "pulmonary": "lung", "brain": "brain",
-           "cerebral": "brain", "anus": "anus", "anal": "anus", "rectum": "rectum", "rectal": "rectum",
-           "esophagus": "esophagus", "esophageal": "esophagus", "stomach": "stomach", "gastric": "stomach",
-           "pancreas": "pancreas", "pancreatic": "pancreas", "bladder": "bladder", "prostate": "prostate",
-           "ovary": "ovary", "ovarian": "ovary", "uterus": "uterus", "uterine": "uterus",
-           "duodenum": "duodenum", "duodenal": "duodenum", "colon": "colon", "colonic": "colon",
-           "ureter": "ureter", "ureteral": "ureter", "urethra": "urethra", "urethral": "urethra",
-           "gallbladder": "gallbladder", "spleen": "spleen", "splenic": "spleen", "thyroid": "thyroid",
-           "breast": "breast", "testis": "testis", "testicle": "testis", "testicular": "testis",
-           "adrenal": "adrenal", "biliary": "gallbladder", "coronary": "heart", "mouth": "mouth",
-           "oral": "mouth",
-           "intracranial": "brain", "spinal": "spine"}  # fmt: skip
-#: organisms, by genus: two texts that each name an organism and share none name sibling conditions
-#: (pneumococcal ↔ Klebsiella pneumonia, E. coli ↔ Staphylococcus aureus sepsis)
-_ORGANISMS = {"klebsiella": "klebsiella", "escherichia": "escherichia", "staphylococcus": "staphylococcus",
-              "staphylococcal": "staphylococcus", "streptococcus": "streptococcus",
-              "streptococcal": "streptococcus", "pseudomonas": "pseudomonas", "hemophilus": "hemophilus",
-              "enterococcus": "enterococcus", "enterococcal": "enterococcus", "proteus": "proteus",
-              "mycoplasma": "mycoplasma", "legionella": "legionella", "candida": "candida",
-              "candidal": "candida", "aspergillus": "aspergillus"}  # fmt: skip
-#: a vessel's kind: retinal vein ↔ artery occlusion (H34.8- ↔ H34.2-), subclavian artery ↔ vein thrombosis
-_VESSELS = {"vein": "vein", "veins": "vein", "venous": "vein", "artery": "artery", "arteries": "artery",
-            "arterial": "artery"}  # fmt: skip
-#: a tobacco product (F17.21- cigarettes ↔ F17.22- chewing tobacco ↔ F17.29- other products)
-_TOBACCO = {"cigarette": "cigarettes", "cigarettes": "cigarettes", "chewing": "chewing", "cigar": "cigars",
-            "cigars": "cigars"}  # fmt: skip
-#: an organ system named as a whole: gastrointestinal ↔ genitourinary hemorrhage (K92.2 ↔ N99.82-, R31)
-_SYSTEMS = {"gastrointestinal": "digestive", "genitourinary": "genitourinary"}
-#: methicillin (or vancomycin) resistant ↔ susceptible: MRSA ↔ MSSA are two codes (B95.62 ↔ B95.61)
-_RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
-#: where a pneumonia was acquired: community (J18.9) ↔ ventilator (J95.851) ↔ hospital
-_ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "hospital",
-             "ventilator": "ventilator"}  # fmt: skip
-#: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
-_CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
-           "traumatic": "trauma", "aneurysmal": "aneurysm", "aneurysm": "aneurysm",
-           "hypertensive": "hypertension", "hypertension": "hypertension"}  # fmt: skip
-#: how many: one rib fractured ↔ several (S22.3- ↔ S22.4-), four ↔ seven ribs (807.04 ↔ 807.07)
-_NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "multiple": 0}  # 0: two or more  # fmt: skip
-#: a seizure's kind (G40.0-/G40.1- focal ↔ G40.3- generalized ↔ G40.A- absence), read only where both
-#: texts name a seizure, convulsion or epilepsy
-_SEIZURE_KIND = {"focal": "focal", "partial": "focal", "absence": "absence", "petit": "absence",
-                 "grand": "generalized", "generalized": "generalized"}  # fmt: skip
-_SEIZURE_WORDS = ("seizure", "convuls", "epilep")
 #: a seizure that does not stop (G40.-01, G41, ICD-9 345.3 "grand mal status", MIMIC's GRAND MAL STATUS
 #: read as "generalized convulsive status") against a single seizure
 _STATUS_EPILEPTICUS = re.compile(r"\bstatus epilepticus\b|\b(?:convulsive|grand mal) status\b")
@@ -143,36 +53,9 @@ _NO_STATUS = re.compile(r"\b(?:without|no) (?:mention of )?status epilepticus\b"
 
 
 def _seizure(word: str) -> bool:
-    return word.startswith(_SEIZURE_WORDS)
+    return word.startswith(SEIZURE_WORDS)
 
 
-#: a heart block's degree (I44.0 ↔ I44.1 ↔ I44.2), read only where both texts name a block
-_DEGREE = {"1st": "first", "first": "first", "2nd": "second", "second": "second", "mobitz": "second",
-           "3rd": "third", "third": "third", "complete": "third"}  # fmt: skip
-#: substances, by the class ICD-10-CM's Table of Drugs codes them under: two poisonings by two
-#: classes are two codes (cocaine T40.5 ↔ heroin T40.1); heroin, methadone and fentanyl are opioids
-_SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol",
-               "cocaine": "cocaine", "heroin": "opioid", "opioid": "opioid", "opioids": "opioid",
-               "methadone": "opioid", "fentanyl": "opioid", "oxycodone": "opioid",
-               "benzodiazepine": "benzodiazepine", "benzodiazepines": "benzodiazepine",
-               "acetaminophen": "aminophenol", "aminophenol": "aminophenol", "aspirin": "salicylate",
-               "salicylates": "salicylate", "amphetamine": "amphetamine",
-               "methamphetamine": "amphetamine", "cannabis": "cannabis", "digoxin": "digoxin",
-               "lithium": "lithium", "insulin": "insulin", "tricyclic": "tricyclic",
-               # selective serotonin reuptake inhibitors (T43.22-) ↔ tricyclic antidepressants (T43.0-)
-               "serotonin": "ssri", "antiplatelet": "antiplatelet", "antiplatelets": "antiplatelet",
-               "anticoagulant": "anticoagulant", "anticoagulants": "anticoagulant"}  # fmt: skip
-#: words that name a malignancy: a text with one and a text with none name different conditions
-#: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
-_MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
-                        "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
-                        "melanoma", "glioblastoma", "glioma", "mesothelioma", "carcinomatosis"})  # fmt: skip
-_MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenocarcinoma, neuroblastoma
-#: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
-_NEOPLASM = frozenset({"neoplasm", "tumor"})
-_NAMED_AXES = (("organ", _ORGANS), ("organism", _ORGANISMS), ("cause", _CAUSES), ("substance", _SUBSTANCES),
-               ("resistance", _RESISTANCE), ("acquired", _ACQUIRED), ("vessel", _VESSELS),
-               ("tobacco", _TOBACCO), ("system", _SYSTEMS))  # fmt: skip
 #: a psychosis or disorder ICD says is not due to a substance, against one a substance induced
 _NO_SUBSTANCE = re.compile(r"\bnot due to (?:a )?substance\b")
 _SUFFIXES = ("itis", "osis", "iasis", "opathy", "ectomy")
@@ -229,25 +112,6 @@ _DEVICE_TROUBLE = re.compile(
     r"\b(?:malfunction|dislodg|displace|mechanical complication|occlu|clotted|infected|erosion|breakdown)"
 )
 _NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:achieved?|in) remission\b")
-#: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the
-#: other name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-). "Leg" is the limb less
-#: the foot and "arm" the limb less the hand, as ICD-9-CM has them (682.6 "leg, except foot", 682.3
-#: "upper arm and forearm") and as three blind writers labelled them
-_LOWER, _UPPER = "lower limb", "upper limb"
-_LEG, _ARM = (_LOWER, "leg"), (_UPPER, "arm")
-_SITES = {"leg": _LEG, "hip": (*_LEG, "hip"), "thigh": (*_LEG, "thigh"), "knee": (*_LEG, "knee"),
-          "shin": (*_LEG, "lower leg"), "calf": (*_LEG, "lower leg"), "ankle": (*_LEG, "ankle"),
-          "foot": (_LOWER, "foot"), "heel": (_LOWER, "foot", "heel"), "toe": (_LOWER, "foot", "toe"),
-          "arm": _ARM, "shoulder": (*_ARM, "shoulder"), "elbow": (*_ARM, "elbow"),
-          "forearm": (*_ARM, "forearm"), "wrist": (_UPPER, "wrist"), "hand": (_UPPER, "hand"),
-          "finger": (_UPPER, "hand", "finger"), "thumb": (_UPPER, "hand", "finger"), "trunk": ("trunk",),
-          "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
-          "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
-          "scalp": ("scalp",), "neck": ("neck",), "cervicalgia": ("neck",),
-          "dorsalgia": ("back",), "backache": ("back",),
-          # the tineas' Latin sites (B35.0-B35.6)
-          "pedis": (_LOWER, "foot"), "manuum": (_UPPER, "hand"), "cruris": ("groin",), "capitis": ("scalp",),
-          "barbae": ("beard",), "corporis": ("body",)}  # fmt: skip
 #: words ending like these name a condition; two of them on one stem (a shared beginning of at least
 #: :data:`_KINDRED_STEM` letters) are two conditions (bronchiolitis ↔ bronchiectasis)
 _KINDRED_ENDINGS = ("itis", "osis", "asis", "emia", "oma", "pathy", "algia", "plasia", "trophy")
@@ -291,7 +155,7 @@ def contained(general: str, specific: str, specific_titles: Sequence[str] = ()) 
     if own == g or not g <= own.union(*(_plain(t) for t in specific_titles)):
         return False
     added = own - g
-    axes = frozenset().union(*(axis for axis in _EXCLUSIVE if axis & g))
+    axes = frozenset().union(*(axis for axis in EXCLUSIVE if axis & g))
     return not any(w.endswith(_CONDITION_ENDINGS) for w in added) and not added & axes
 
 
@@ -328,7 +192,7 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
             # unspecified severity") name no complication: they are the disease as usually seen
         words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
         # a site names no complication: "with foot ulcer" is named by an ulcer, not by "foot"
-        named = [w for w in words if w not in _SITES] or words
+        named = [w for w in words if w not in SITES] or words
         if words and not any(w[:5] in said or _ends(w, words_said) for w in named):
             return f"reference adds with {' '.join(words)}"
     return None
@@ -453,7 +317,7 @@ def _status(expanded: str) -> frozenset[str]:
 def _sites(words: set[str]) -> set[tuple[str, ...]]:
     """The limb and body sites a text names; the neck of a bone (femoral neck) is no neck."""
     bone = bool(words & {"femur", "femoral", "humerus", "humeral", "radius", "radial", "bladder", "tooth"})
-    return {_SITES[w] for w in words if w in _SITES and not (w == "neck" and bone)}
+    return {SITES[w] for w in words if w in SITES and not (w == "neck" and bone)}
 
 
 def _other_site(sa: set[str], sb: set[str]) -> str | None:
@@ -529,7 +393,7 @@ def contrast(a: str, b: str) -> str | None:
     ea, eb = guard_expand(a), guard_expand(b)
     wa, wb = ea.split(), eb.split()
     sa, sb = set(wa), set(wb)
-    for low, high in _OPPOSITE_PREFIXES:
+    for low, high in OPPOSITE_PREFIXES:
         for x, y in ((sa, sb), (sb, sa)):
             lows = {w[len(low) :][:4] for w in x if w.startswith(low) and len(w) > len(low) + 2}
             highs = {w[len(high) :][:4] for w in y if w.startswith(high) and len(w) > len(high) + 2}
@@ -538,7 +402,7 @@ def contrast(a: str, b: str) -> str | None:
     (acute_a, chronic_a), (acute_b, chronic_b) = _acuity(wa), _acuity(wb)
     if (acute_a and not acute_b and chronic_b) or (acute_b and not acute_a and chronic_a):
         return "acuity: acute vs chronic"
-    for axis in _EXCLUSIVE:
+    for axis in EXCLUSIVE:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
@@ -547,13 +411,13 @@ def contrast(a: str, b: str) -> str | None:
     ca, cb = (set(_MALIGNANCY_CAUSE.sub(" ", e).split()) for e in (ea, eb))
     if _malignant(ca) != _malignant(cb):
         return "malignancy named on one side only"
-    for what, named in _NAMED_AXES:
+    for what, named in NAMED_AXES:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
     for what, kinds, named in (
-        ("degree", _DEGREE, lambda w: w == "block"),
-        ("seizure", _SEIZURE_KIND, _seizure),
+        ("degree", DEGREE, lambda w: w == "block"),
+        ("seizure", SEIZURE_KIND, _seizure),
     ):
         if any(map(named, sa)) and any(map(named, sb)):
             da, db = {kinds[w] for w in sa if w in kinds}, {kinds[w] for w in sb if w in kinds}
@@ -594,7 +458,7 @@ def contrast(a: str, b: str) -> str | None:
 def _other_count(sa: set[str], sb: set[str]) -> str | None:
     """Two counts that cannot both hold: one ↔ multiple, four ↔ seven; "multiple" fits any count of
     two or more."""
-    na, nb = {_NUMBERS[w] for w in sa if w in _NUMBERS}, {_NUMBERS[w] for w in sb if w in _NUMBERS}
+    na, nb = {NUMBERS[w] for w in sa if w in NUMBERS}, {NUMBERS[w] for w in sb if w in NUMBERS}
     if not na or not nb or na & nb:
         return None
     if (0 in na and max(nb) >= 2) or (0 in nb and max(na) >= 2):
@@ -613,7 +477,7 @@ def _origin(ea: str, eb: str, sa: set[str], sb: set[str]) -> str | None:
             if "secondary" in x and not y & spread:
                 return "secondary vs primary malignancy"
     for x, y in ((ea, sb), (eb, sa)):
-        if _NO_SUBSTANCE.search(x) and (y & set(_SUBSTANCES) or "induced" in y):
+        if _NO_SUBSTANCE.search(x) and (y & set(SUBSTANCES) or "induced" in y):
             return "not due to a substance vs induced"
     return None
 
@@ -627,8 +491,8 @@ _MALIGNANCY_CAUSE = re.compile(
 
 
 def _malignant(words: set[str]) -> bool:
-    named = words & (_MALIGNANT - _NEOPLASM if "benign" in words else _MALIGNANT)
-    return bool(named) or any(w.endswith(_MALIGNANT_ENDINGS) for w in words)
+    named = words & (MALIGNANT - NEOPLASM if "benign" in words else MALIGNANT)
+    return bool(named) or any(w.endswith(MALIGNANT_ENDINGS) for w in words)
 
 
 def _same_stem_other_suffix(x: str, y: str) -> bool:
