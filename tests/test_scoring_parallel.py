@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -197,3 +199,22 @@ def test_products_after_the_blas_threads_rest_are_unchanged() -> None:
     for _ in range(3):  # each call ends OpenBLAS's idle threads; the next product starts them again
         bootstrap._rest_blas_threads()
         assert np.array_equal(weights @ per_subject, before)
+
+
+def test_workers_take_sigterm_as_the_default_whatever_the_parent_set() -> None:
+    """The pool ends its workers with SIGTERM: a worker that inherited a handler or a blocked SIGTERM
+    from its parent (a Ray driver's) outlived it once in CI, and the parent joined it forever. Run in
+    a child process, so the handler and mask stay out of this one."""
+    script = (
+        "import signal; from admitdx.scoring import parallel\n"
+        "signal.signal(signal.SIGTERM, lambda *_: None)\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})\n"
+        "def state(k):\n"
+        "    blocked = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, set())\n"
+        "    return (k, signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, blocked)\n"
+        "print(list(parallel.fork_map(state, 4, 2)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert done.stdout.strip() == str([(k, True, False) for k in range(4)])
