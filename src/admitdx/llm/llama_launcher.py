@@ -18,15 +18,42 @@ It builds its model parameters from ``llama_cpp.llama_cpp.llama_model_default_pa
 module replaces that function, in this server process only, by one that returns the defaults with
 the field cleared. A llama.cpp without the field (older than the extra buffer types' switch) is
 served unchanged, and the first line of the log says which of the two happened.
+
+It also asks Linux to end the server when the admitdx process that started it dies, even by SIGKILL
+(:func:`die_with_parent`): ``atexit`` and context managers do not run then.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
 
 EXTRA_BUFTS_FIELD = "use_extra_bufts"
+#: the environment variable by which LocalServer tells the server its own process id
+PARENT_PID_ENV = "ADMITDX_SERVER_PARENT_PID"
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGTERM this process when the one named by ``PARENT_PID_ENV`` dies; if it has
+    died already (before this line ran), exit now. No-op without the variable or without prctl.
+
+    Done here, in the server, rather than between fork and exec (a ``preexec_fn``): a
+    ``preexec_fn`` makes Python fork for real, which runs OpenBLAS's fork handler in the parent,
+    and that ends OpenBLAS's helper threads under any product another study lane has in flight
+    (:mod:`admitdx.concurrency`). Without one, Python starts the server by ``vfork``.
+    """
+    parent = os.environ.get(PARENT_PID_ENV)
+    if parent is None or not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != int(parent):
+        sys.exit(f"admitdx launcher: the process that started this server ({parent}) has ended")
 
 
 def without_extra_bufts(default: Callable[[], Any]) -> Callable[[], Any]:
@@ -52,6 +79,7 @@ def disable_extra_bufts() -> bool:
 
 
 def main() -> None:
+    die_with_parent()
     import llama_cpp
     from llama_cpp.server.__main__ import main as serve
 

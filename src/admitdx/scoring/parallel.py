@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from admitdx.concurrency import alone
 from admitdx.errors import AdmitdxError
 
 T = TypeVar("T")
@@ -40,8 +41,10 @@ _TASK: Callable[[int], Any] | None = None
 
 def worker_count(jobs: int | None, n_items: int) -> int:
     """Processes for ``n_items`` systems: ``jobs`` (None: one per CPU), at most one per system;
-    1 (score in this process) where there is one system or one CPU, or no ``fork`` here."""
-    if n_items < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    1 (score in this process) where there is one system or one CPU, or no ``fork`` here, or while
+    a study's lanes run side by side (a fork would end OpenBLAS's helper threads under another
+    lane's product: :mod:`admitdx.concurrency`)."""
+    if n_items < 2 or "fork" not in multiprocessing.get_all_start_methods() or not alone():
         return 1
     return max(1, min(jobs if jobs is not None else (os.cpu_count() or 1), n_items))
 

@@ -11,6 +11,9 @@ other lanes keep their lines, printed when they are collected so that they never
 progress bar (while this lane waits for them it says which runs they are still on). The
 other lanes are daemon threads: Ctrl-C or an error does not wait for them, their model servers are
 stopped at exit, and every stage resumes on the next run (nothing finished is lost).
+
+While lane threads run, scoring stays in its process (:mod:`admitdx.concurrency`: a fork, or the
+scorer's resting of OpenBLAS's threads, would hang a lane with a matrix product in flight).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TypeVar
 
+from admitdx.concurrency import LANE_THREAD_PREFIX
 from admitdx.study.steps import Steps
 
 T = TypeVar("T")
@@ -79,7 +83,7 @@ def run_in_lanes(jobs: list[tuple[str, Callable[[Steps], T]]], lanes: int, steps
 
     others = [Steps(steps.console, buffered=True) for _ in range(min(lanes, len(jobs)) - 1)]
     threads = [
-        threading.Thread(target=lane, args=(s,), name=f"admitdx-lane-{n + 2}", daemon=True)
+        threading.Thread(target=lane, args=(s,), name=f"{LANE_THREAD_PREFIX}{n + 2}", daemon=True)
         for n, s in enumerate(others)
     ]
     first = next(queue, None)  # this lane takes the first run, whichever thread starts first

@@ -1,0 +1,25 @@
+"""Whether task runs go side by side in threads of this process (a study's lanes), for the two
+things that must not happen then: a fork, and ending OpenBLAS's helper threads.
+
+OpenBLAS's helper threads serve every thread of a process. Ending them (``blas_thread_shutdown_``,
+which the scorer calls after each product, :func:`admitdx.metrics.bootstrap.replicate_values`, and
+which OpenBLAS's own handler calls before every fork) while another thread has a product in flight
+loses that product's work: its thread spins in ``exec_blas`` forever. Measured: a thread computing
+products hangs within seconds of another thread resting the helper threads, or forking, in a loop
+(``tests/test_concurrency.py``). CI hung so once, a study lane spinning in a bootstrap product.
+So while a lane thread is alive (an error in the foreground lane leaves the others running),
+scoring stays in its own process (no forked workers) and leaves OpenBLAS's helper threads alone;
+the local model server is started without a real fork at all (:mod:`admitdx.llm.llama_launcher`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+#: the name of each lane thread a study starts besides the foreground one (admitdx-lane-2, …)
+LANE_THREAD_PREFIX = "admitdx-lane-"
+
+
+def alone() -> bool:
+    """True unless a study's lane threads are running in this process."""
+    return not any(t.name.startswith(LANE_THREAD_PREFIX) for t in threading.enumerate())
