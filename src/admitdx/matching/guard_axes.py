@@ -62,6 +62,7 @@ EXCLUSIVE = (
     frozenset({"attempt", "ideation", "ideations"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
     frozenset({"externa", "media", "interna"}),  # otitis externa H60 ↔ media H66 ↔ interna H83.0
     frozenset({"rheumatoid", "osteoarthritis"}),  # M06 ↔ M17
+    frozenset({"stable", "exacerbation"}),  # COPD (J44.9) ↔ its exacerbation (J44.1), asthma's J45.x0 ↔ x1
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -135,6 +136,11 @@ MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcino
 MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenocarcinoma, neuroblastoma
 #: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
 NEOPLASM = frozenset({"neoplasm", "tumor"})
+#: what a drug did, ICD-10-CM's 6th character in T36-T50: a poisoning (1-4: an overdose, wrong drug or
+#: dose) ↔ an adverse effect of a drug rightly taken (5) ↔ underdosing (6); T45.511A ↔ T45.515A.
+#: Read from the text as written (a "toxicity" is either, by circumstance: see guard_compare)
+DRUG_EVENTS = {"poisoning": "poisoning", "overdose": "poisoning", "adverse": "adverse effect",
+                "underdosing": "underdosing"}  # fmt: skip
 NAMED_AXES = (("organ", ORGANS), ("organism", ORGANISMS), ("cause", CAUSES), ("substance", SUBSTANCES),
                ("resistance", RESISTANCE), ("acquired", ACQUIRED), ("vessel", VESSELS),
                ("tobacco", TOBACCO), ("system", SYSTEMS))  # fmt: skip

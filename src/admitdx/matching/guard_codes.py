@@ -170,10 +170,15 @@ def stands_for(code: str) -> str:
     return current
 
 
-#: codes whose condition ICD names "site not specified", and where its sites are coded instead: the
-#: ICD-10-CM Alphabetic Index's "Infection, urinary (tract) N39.0 — bladder, see Cystitis; kidney, see
-#: Pyelonephritis; urethra, see Urethritis" (cystitis N30, pyelonephritis N10-N12, urethritis N34)
-_SITES_ELSEWHERE = {"N390": ("N30", "N10", "N11", "N12", "N34")}
+#: codes whose condition's sites or kinds the ICD-10-CM Alphabetic Index codes elsewhere, under the
+#: code's own entry: "Infection, urinary (tract) N39.0 — bladder, see Cystitis; kidney, see
+#: Pyelonephritis; urethra, see Urethritis" (cystitis N30, pyelonephritis N10-N12, urethritis N34);
+#: "Hyperlipidemia E78.5 — group A E78.00; group B E78.1; group C, combined, mixed E78.2; group D
+#: E78.3; specified NEC E78.49" (pure hypercholesterolemia, hypertriglyceridemia, mixed: E78.0-E78.4)
+_CODED_ELSEWHERE = {
+    "N390": ("N30", "N10", "N11", "N12", "N34"),
+    "E785": ("E780", "E781", "E782", "E783", "E784"),
+}
 
 
 def compatible(a: str, b: str) -> bool:
@@ -181,7 +186,7 @@ def compatible(a: str, b: str) -> bool:
     if a == b:
         return True
     for general, specific in ((a, b), (b, a)):
-        if specific.startswith(_SITES_ELSEWHERE.get(general, ())):
+        if specific.startswith(_CODED_ELSEWHERE.get(general, ())):
             return True
     sa, sb = stands_for(a), stands_for(b)
     return sa in (sb, b) or sb == a or sa in _ancestors(b) or sb in _ancestors(a)

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from admitdx.matching.guard_axes import (
     DEGREE,
+    DRUG_EVENTS,
     EXCLUSIVE,
     MALIGNANT,
     MALIGNANT_ENDINGS,
@@ -98,7 +99,8 @@ _STATUS = (
             r"|\b(?:after|since|post) (?:an? |the )?(?:old )?(?:stroke|cerebral infarction)\b"
         ),
     ),
-    ("remission", re.compile(r"\bremission\b")),  # "in remission", "in molecular remission"
+    # "in remission", "in molecular remission"; an addiction's remission said as sobriety
+    ("remission", re.compile(r"\bremission\b|\bsober\b|\bsobriety\b")),
     # Z21 asymptomatic HIV ("HIV positive NOS", its inclusion term) ↔ B20 HIV disease, AIDS
     ("asymptomatic", re.compile(r"\basymptomatic\b|\bhuman immunodeficiency virus positive\b")),
 )
@@ -309,6 +311,30 @@ def _with_without(a: str, b: str) -> str | None:
     return without[shared[0]] if shared else None
 
 
+def _drug_event(text: str, words: set[str]) -> str | None:
+    """What a drug did, by :data:`DRUG_EVENTS` (poisoning, adverse effect, underdosing); None for a
+    text that says "toxicity": the ICD-10-CM Index sends "Toxicity" to the Table of Drugs, where it
+    is a poisoning or an adverse effect by circumstance (the term table spells it "poisoning")."""
+    if re.search(r"\btoxic", text.lower()):
+        return None
+    events = {DRUG_EVENTS[w] for w in words if w in DRUG_EVENTS}
+    return events.pop() if len(events) == 1 else None
+
+
+_UNCONTROLLED = re.compile(r"\b(?:uncontrolled|poorly controlled|out of control)\b")
+_CONTROLLED = re.compile(r"(?<!poorly )\bcontrolled\b")
+
+
+def _control(expanded: str) -> str | None:
+    """Whether a text says its disease is controlled or uncontrolled (ICD-9-CM's fifth digit, 250.00
+    ↔ 250.02; ICD-10-CM's "with hyperglycemia" E11.65 for uncontrolled); None when it says neither,
+    or only ICD-9-CM's "not stated as uncontrolled", which leaves it open."""
+    text = re.sub(r"\bnot stated as uncontrolled\b", " ", expanded)
+    if _UNCONTROLLED.search(text):
+        return "uncontrolled"
+    return "controlled" if _CONTROLLED.search(text) else None
+
+
 def _status(expanded: str) -> frozenset[str]:
     text = _NOT_IN_REMISSION.sub(" ", expanded)
     return frozenset(name for name, pattern in _STATUS if pattern.search(text))
@@ -343,7 +369,7 @@ def _kindred(sa: set[str], sb: set[str]) -> str | None:
     return None
 
 
-_DENIAL = re.compile(r"\b(?:without|no)\b((?:(?!\bwith\b|\bwithout\b)[\w ])*)")
+_DENIAL = re.compile(r"\b(?:without|no|not)\b((?:(?!\bwith\b|\bwithout\b)[\w ])*)")  # "not bleeding"
 
 
 def _denied(a: str, b: str) -> str | None:
@@ -415,6 +441,8 @@ def contrast(a: str, b: str) -> str | None:
         oa, ob = {named[w] for w in sa if w in named}, {named[w] for w in sb if w in named}
         if oa and ob and not oa & ob:
             return f"{what} {'/'.join(sorted(oa))} vs {'/'.join(sorted(ob))}"
+    if (event_a := _drug_event(a, sa)) and (event_b := _drug_event(b, sb)) and event_a != event_b:
+        return f"drug event {event_a} vs {event_b}"
     for what, kinds, named in (
         ("degree", DEGREE, lambda w: w == "block"),
         ("seizure", SEIZURE_KIND, _seizure),
@@ -435,6 +463,8 @@ def contrast(a: str, b: str) -> str | None:
     for x, y in ((ea, eb), (eb, ea)):
         if _DEVICE_STATUS.search(x) and _DEVICE_TROUBLE.search(y) and not _DEVICE_STATUS.search(y):
             return "a device's status vs its trouble"
+    if (control_a := _control(ea)) and (control_b := _control(eb)) and control_a != control_b:
+        return f"{control_a} vs {control_b}"
     if (status_a := _status(ea)) != (status_b := _status(eb)):
         return f"status: {'/'.join(sorted(status_a)) or 'active'} vs {'/'.join(sorted(status_b)) or 'active'}"
     for pattern, what in ((_STAGE, "stage"), (_TYPE, "type"), (_HEPATITIS, "hepatitis")):
