@@ -62,6 +62,8 @@ EXCLUSIVE = (
     frozenset({"attempt", "ideation", "ideations"}),  # suicide attempt T14.91 ↔ suicidal ideation R45.851
     frozenset({"externa", "media", "interna"}),  # otitis externa H60 ↔ media H66 ↔ interna H83.0
     frozenset({"rheumatoid", "osteoarthritis"}),  # M06 ↔ M17
+    frozenset({"discoid", "systemic"}),  # discoid lupus L93.0 ↔ systemic lupus erythematosus M32
+    frozenset({"asthma", "obstructive"}),  # asthma J45 ↔ chronic obstructive pulmonary disease J44
     frozenset({"stable", "exacerbation"}),  # COPD (J44.9) ↔ its exacerbation (J44.1), asthma's J45.x0 ↔ x1
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different

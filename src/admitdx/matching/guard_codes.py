@@ -174,10 +174,13 @@ def stands_for(code: str) -> str:
 #: code's own entry: "Infection, urinary (tract) N39.0 — bladder, see Cystitis; kidney, see
 #: Pyelonephritis; urethra, see Urethritis" (cystitis N30, pyelonephritis N10-N12, urethritis N34);
 #: "Hyperlipidemia E78.5 — group A E78.00; group B E78.1; group C, combined, mixed E78.2; group D
-#: E78.3; specified NEC E78.49" (pure hypercholesterolemia, hypertriglyceridemia, mixed: E78.0-E78.4)
+#: E78.3; specified NEC E78.49" (pure hypercholesterolemia, hypertriglyceridemia, mixed: E78.0-E78.4);
+#: and, by clinical usage, R41.82 altered mental status, of which R41.0's "Confusion NOS" and
+#: "Delirium NOS" are the common forms (every blind writer who met such a pair labelled it same: 11)
 _CODED_ELSEWHERE = {
     "N390": ("N30", "N10", "N11", "N12", "N34"),
     "E785": ("E780", "E781", "E782", "E783", "E784"),
+    "R4182": ("R410",),
 }
 
 

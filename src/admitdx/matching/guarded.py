@@ -62,6 +62,7 @@ from admitdx.matching.guard_codes import (
 from admitdx.matching.guard_compare import (
     contained,
     contrast,
+    only_the_cause,
     uncovered_complication,
     uncovered_sequel,
 )
@@ -320,6 +321,7 @@ def _assess(
             why := contrast(prediction, v)
             or uncovered_complication(prediction, v)
             or uncovered_sequel(prediction, v)
+            or only_the_cause(prediction, v)
         ):
             return Assessment("contrast", similarity, why)
     if not p.codes or not r.codes:
