@@ -65,6 +65,9 @@ EXCLUSIVE = (
     frozenset({"discoid", "systemic"}),  # discoid lupus L93.0 ↔ systemic lupus erythematosus M32
     frozenset({"asthma", "obstructive"}),  # asthma J45 ↔ chronic obstructive pulmonary disease J44
     frozenset({"stable", "exacerbation"}),  # COPD (J44.9) ↔ its exacerbation (J44.1), asthma's J45.x0 ↔ x1
+    frozenset({"stable", "unstable"}),  # stable (I20.8-, I25.118) ↔ unstable angina (I20.0, I25.110)
+    frozenset({"traumatic", "spontaneous"}),  # a spontaneous bleed is nontraumatic: I62.0- ↔ S06.5-
+    frozenset({"traumatic", "pathologic", "pathological"}),  # a fracture's cause: S12-S32 ↔ M84.4-, M80
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -132,12 +135,13 @@ SUBSTANCES = {"alcohol": "alcohol", "alcoholic": "alcohol", "ethanol": "alcohol"
                "anticoagulant": "anticoagulant", "anticoagulants": "anticoagulant"}  # fmt: skip
 #: words that name a malignancy: a text with one and a text with none name different conditions
 #: (pancreatic cancer ↔ pancreatitis, breast cancer ↔ breast mass)
-MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "carcinoma", "tumor", "metastases",
-                        "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia", "myeloma",
-                        "melanoma", "glioblastoma", "glioma", "mesothelioma", "carcinomatosis"})  # fmt: skip
+MALIGNANT = frozenset({"cancer", "malignant", "malignancy", "neoplasm", "neoplastic", "carcinoma", "tumor",
+                        "metastases", "metastatic", "metastasis", "sarcoma", "lymphoma", "leukemia",
+                        "myeloma", "melanoma", "glioblastoma", "glioma", "mesothelioma",
+                        "carcinomatosis"})  # fmt: skip
 MALIGNANT_ENDINGS = ("carcinoma", "sarcoma", "blastoma", "seminoma")  # adenocarcinoma, neuroblastoma
 #: words that name a malignancy only when "benign" is absent ("benign neoplasm of colon" is D12)
-NEOPLASM = frozenset({"neoplasm", "tumor"})
+NEOPLASM = frozenset({"neoplasm", "neoplastic", "tumor"})
 #: what a drug did, ICD-10-CM's 6th character in T36-T50: a poisoning (1-4: an overdose, wrong drug or
 #: dose) ↔ an adverse effect of a drug rightly taken (5) ↔ underdosing (6); T45.511A ↔ T45.515A.
 #: Read from the text as written (a "toxicity" is either, by circumstance: see guard_compare)
@@ -149,15 +153,16 @@ NAMED_AXES = (("organ", ORGANS), ("organism", ORGANISMS), ("cause", CAUSES), ("s
 #: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the
 #: other name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-). "Leg" is the limb less
 #: the foot and "arm" the limb less the hand, as ICD-9-CM has them (682.6 "leg, except foot", 682.3
-#: "upper arm and forearm") and as three blind writers labelled them
+#: "upper arm and forearm") and as three blind writers labelled them; the digits are apart from the foot
+#: and hand likewise (681.1 toe ↔ 682.7 "foot, except toes", 681.0 finger ↔ 682.4 "hand, except fingers")
 LOWER, UPPER = "lower limb", "upper limb"
 LEG, ARM = (LOWER, "leg"), (UPPER, "arm")
 SITES = {"leg": LEG, "hip": (*LEG, "hip"), "thigh": (*LEG, "thigh"), "knee": (*LEG, "knee"),
           "shin": (*LEG, "lower leg"), "calf": (*LEG, "lower leg"), "ankle": (*LEG, "ankle"),
-          "foot": (LOWER, "foot"), "heel": (LOWER, "foot", "heel"), "toe": (LOWER, "foot", "toe"),
+          "foot": (LOWER, "foot"), "heel": (LOWER, "foot", "heel"), "toe": (LOWER, "toe"),
           "arm": ARM, "shoulder": (*ARM, "shoulder"), "elbow": (*ARM, "elbow"),
           "forearm": (*ARM, "forearm"), "wrist": (UPPER, "wrist"), "hand": (UPPER, "hand"),
-          "finger": (UPPER, "hand", "finger"), "thumb": (UPPER, "hand", "finger"), "trunk": ("trunk",),
+          "finger": (UPPER, "finger"), "thumb": (UPPER, "finger"), "trunk": ("trunk",),
           "back": ("back",), "lumbar": ("back", "lower back"), "sacral": ("back", "lower back", "sacral"),
           "sacrum": ("back", "lower back", "sacral"), "buttock": ("buttock",), "groin": ("groin",),
           "scalp": ("scalp",), "neck": ("neck",), "cervicalgia": ("neck",),

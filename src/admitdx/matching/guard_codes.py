@@ -34,6 +34,7 @@ from pathlib import Path
 
 from admitdx.embeddings import cache_root
 from admitdx.matching import guard_cms, guard_text, normalize
+from admitdx.matching.guard_axes import ORGANISMS
 from admitdx.matching.guard_text import content_words, terms
 from admitdx.ontology import gems, icd
 
@@ -101,6 +102,23 @@ def _build_index() -> dict[str, frozenset[str]]:
 def exact_codes(text: str) -> frozenset[str]:
     """ICD-10-CM codes whose dictionary wording has exactly the text's content words (may be empty)."""
     return _index().get(_key(text), frozenset())
+
+
+#: species names, read with the genus words of :data:`ORGANISMS` as a text's organism
+_SPECIES = frozenset({"coli", "aureus", "pneumoniae", "aeruginosa", "epidermidis", "faecalis", "faecium",
+                      "pyogenes", "agalactiae", "mirabilis", "influenzae"})  # fmt: skip
+
+
+def codes_less_organism(text: str) -> frozenset[str]:
+    """The dictionary codes of the text less its organism ("Klebsiella urinary tract infection" →
+    N39.0, "E. coli cystitis" → N30.9; none when the text names no organism). ICD codes the organism
+    apart from such a condition (B96.- "as the cause of diseases classified elsewhere"), so the
+    condition's code leaves it open; two organisms are still two conditions by the organism axis
+    (:mod:`admitdx.matching.guard_compare`). A reading, not the text's own code: the caller holds
+    it as a guess."""
+    words = content_words(text)
+    rest = frozenset(w for w in words if w not in ORGANISMS and w not in _SPECIES)
+    return _index().get(" ".join(sorted(rest)), frozenset()) if rest and rest != words else frozenset()
 
 
 def given_codes(code: str | None, code_system: str | None) -> frozenset[str]:

@@ -364,7 +364,10 @@ def _status(expanded: str) -> frozenset[str]:
 def _sites(words: set[str]) -> set[tuple[str, ...]]:
     """The limb and body sites a text names; the neck of a bone (femoral neck) is no neck."""
     bone = bool(words & {"femur", "femoral", "humerus", "humeral", "radius", "radial", "bladder", "tooth"})
-    return {SITES[w] for w in words if w in SITES and not (w == "neck" and bone)}
+    found = {SITES[w] for w in words if w in SITES and not (w == "neck" and bone)}
+    if {"ankle", "foot"} <= words:  # ICD-10-CM's joint site "ankle and foot" (M10.07-) holds the toes
+        found.add(SITES["toe"])
+    return found
 
 
 def _other_site(sa: set[str], sb: set[str]) -> str | None:
@@ -541,6 +544,9 @@ _MALIGNANCY_CAUSE = re.compile(
     r"(?<!history )(?<!hx )\b(?:of|due to|from) (?:malignancy|cancer|malignant neoplasm)\b(?! of)"
     # a treatment's name: D70.1 "agranulocytosis secondary to cancer chemotherapy"
     r"|\b(?:cancer|malignant neoplasm) chemotherapy\b"
+    # a malignancy as the cause: "cancer related anemia" (D63.0 "Anemia in neoplastic disease")
+    r"|\b(?:cancer|malignancy|malignant neoplasm|tumor) (?:related|associated|induced)\b"
+    r"|\bin neoplastic disease\b|\bneoplasm related\b"  # G89.3 "Neoplasm related pain"
     # "malignant" that names no neoplasm: I10's inclusion term "(malignant) hypertension",
     # T88.3 malignant hyperthermia, G21.0 neuroleptic malignant syndrome, H60.2 malignant otitis externa
     r"|\bmalignant (?=hypertension|hyperthermia|syndrome|otitis)"

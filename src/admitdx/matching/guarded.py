@@ -54,6 +54,7 @@ from admitdx.matching.guard_codes import (
     chapter,
     code_descriptions,
     code_titles,
+    codes_less_organism,
     exact_codes,
     given_codes,
     is_open,
@@ -184,8 +185,11 @@ class GuardedMatcher(Matcher):
 
     # -- reading texts ---------------------------------------------------------------------------
     def _search_codes(self, texts: Sequence[str]) -> None:
-        """Map texts the dictionary wording does not name by hybrid search (cached per text)."""
+        """Map texts the dictionary wording does not name: by the wording less an organism
+        (:func:`codes_less_organism`), else by hybrid search (cached per text)."""
         todo = sorted({t for t in texts if t not in self._searched})
+        self._searched.update({t: c for t in todo if (c := codes_less_organism(t))})
+        todo = [t for t in todo if t not in self._searched]
         if not todo:
             return
         if not self.search:
