@@ -66,6 +66,8 @@ EXCLUSIVE = (
     frozenset({"asthma", "obstructive"}),  # asthma J45 ↔ chronic obstructive pulmonary disease J44
     frozenset({"stable", "exacerbation"}),  # COPD (J44.9) ↔ its exacerbation (J44.1), asthma's J45.x0 ↔ x1
     frozenset({"stable", "unstable"}),  # stable (I20.8-, I25.118) ↔ unstable angina (I20.0, I25.110)
+    frozenset({"prolapse", "insufficiency", "stenosis"}),  # the mitral valve's I34.1 ↔ I34.0 ↔ I34.2
+    frozenset({"papillary", "tubular", "cortical"}),  # the kidney's necroses: N17.2 ↔ N17.0 ↔ N17.1
     frozenset({"traumatic", "spontaneous"}),  # a spontaneous bleed is nontraumatic: I62.0- ↔ S06.5-
     frozenset({"traumatic", "pathologic", "pathological"}),  # a fracture's cause: S12-S32 ↔ M84.4-, M80
 )
@@ -104,7 +106,9 @@ SYSTEMS = {"gastrointestinal": "digestive", "genitourinary": "genitourinary"}
 RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive": "susceptible"}
 #: where a pneumonia was acquired: community (J18.9) ↔ ventilator (J95.851) ↔ hospital
 ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "hospital",
-             "ventilator": "ventilator"}  # fmt: skip
+             "ventilator": "ventilator", "healthcare": "healthcare"}  # fmt: skip
+#: the two inflammatory bowel diseases: Crohn's (K50) ↔ ulcerative colitis (K51)
+BOWEL_DISEASES = {"crohn": "crohn", "crohns": "crohn", "ulcerative": "ulcerative"}
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
 CAUSES = {"diabetic": "diabetes", "diabetes": "diabetes", "alcoholic": "alcohol", "alcohol": "alcohol",
            "traumatic": "trauma", "aneurysmal": "aneurysm", "aneurysm": "aneurysm",
@@ -149,7 +153,7 @@ DRUG_EVENTS = {"poisoning": "poisoning", "overdose": "poisoning", "adverse": "ad
                 "underdosing": "underdosing"}  # fmt: skip
 NAMED_AXES = (("organ", ORGANS), ("organism", ORGANISMS), ("cause", CAUSES), ("substance", SUBSTANCES),
                ("resistance", RESISTANCE), ("acquired", ACQUIRED), ("vessel", VESSELS),
-               ("tobacco", TOBACCO), ("system", SYSTEMS))  # fmt: skip
+               ("tobacco", TOBACCO), ("system", SYSTEMS), ("bowel disease", BOWEL_DISEASES))  # fmt: skip
 #: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the
 #: other name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-). "Leg" is the limb less
 #: the foot and "arm" the limb less the hand, as ICD-9-CM has them (682.6 "leg, except foot", 682.3

