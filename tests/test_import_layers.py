@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "provenance": 0,
     "colours": 0,
     "typed_options": 0,
+    "concurrency": 0,  # whether study lanes run side by side: asked by scoring, set by study's threads
     "ontology": 0,
     # reading EHR files, and the generator that writes them
     "sources": 1,
