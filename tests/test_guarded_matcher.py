@@ -20,6 +20,7 @@ from admitdx.matching import guard_text
 from admitdx.matching.adjudicated import read_pairs, score_matcher
 from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
+from admitdx.matching.guard_clauses import only_the_cause, uncovered_complication, uncovered_sequel
 from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.guard_codes import (
     chapter,
@@ -30,13 +31,7 @@ from admitdx.matching.guard_codes import (
     is_open,
     stands_for,
 )
-from admitdx.matching.guard_compare import (
-    contained,
-    contrast,
-    only_the_cause,
-    uncovered_complication,
-    uncovered_sequel,
-)
+from admitdx.matching.guard_compare import contained, contrast
 from admitdx.matching.guard_text import TERMS_FILE, _rows, guard_expand, readings, terms
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores

@@ -49,6 +49,7 @@ from admitdx.errors import UsageError
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_to_one
 from admitdx.matching.calibration import recorded_calibration
 from admitdx.matching.guard_calibration import GuardThresholds, recorded_guard_calibration
+from admitdx.matching.guard_clauses import only_the_cause, uncovered_complication, uncovered_sequel
 from admitdx.matching.guard_codes import (
     any_compatible,
     chapter,
@@ -60,13 +61,7 @@ from admitdx.matching.guard_codes import (
     is_open,
     names_other,
 )
-from admitdx.matching.guard_compare import (
-    contained,
-    contrast,
-    only_the_cause,
-    uncovered_complication,
-    uncovered_sequel,
-)
+from admitdx.matching.guard_compare import contained, contrast
 from admitdx.matching.guard_text import GENERIC, content_words, guard_expand, readings, terms
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, dictionary
 from admitdx.matching.normalize import normalize_diagnosis
