@@ -47,8 +47,9 @@ from admitdx.systems.runner import run_predictions
 DATASET_DIR = "dataset"
 REPORT_DIR = "report"
 MEMORY_LIMIT = "3GB"  # DuckDB's cap for a build, as `admitdx build`'s default
-#: One lane scores at a time: scoring forks its worker processes through one slot per process
-#: (:func:`admitdx.scoring.parallel.fork_map`), and it takes seconds, so the lanes lose nothing.
+#: One lane scores at a time: it takes seconds, so the lanes lose nothing. (While lanes run, scoring
+#: stays in this process, :mod:`admitdx.concurrency`; with one lane it forks its workers through one
+#: slot per process, :func:`admitdx.scoring.parallel.fork_map`.)
 _SCORING = threading.Lock()
 
 
