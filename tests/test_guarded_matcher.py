@@ -20,7 +20,12 @@ from admitdx.matching import guard_text
 from admitdx.matching.adjudicated import read_pairs, score_matcher
 from admitdx.matching.base import MatchTask
 from admitdx.matching.guard_calibration import calibrate, choose_thresholds, recorded_guard_calibration
-from admitdx.matching.guard_clauses import only_the_cause, uncovered_complication, uncovered_sequel
+from admitdx.matching.guard_clauses import (
+    added_complication,
+    only_the_cause,
+    uncovered_complication,
+    uncovered_sequel,
+)
 from admitdx.matching.guard_cms import cms_abbreviations
 from admitdx.matching.guard_codes import (
     chapter,
@@ -42,7 +47,7 @@ DEV_PAIRS = Path(__file__).parent / "data" / "blind" / "pairs" / "pairs_dev.json
 #: the pair sets the shipped calibration was chosen on (every set measured so far is used for development)
 BLIND = DEV_PAIRS.parent.parent
 USED_PAIRS = (DEV_PAIRS, DEV_PAIRS.with_name("pairs_heldout.jsonl"),
-              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 35)),
+              *(BLIND / f"pairs{n}" / f"pairs_heldout{n}.jsonl" for n in range(2, 39)),
               BLIND / "pairs9" / "pairs_reserve9.jsonl")  # fmt: skip
 
 
@@ -512,6 +517,47 @@ def test_after_sets_28_and_32_to_34() -> None:
     assert contrast("Type A aortic dissection", "Type B aortic dissection")
 
 
+def test_after_sets_35_to_38() -> None:
+    # a relative's history is not the patient's; congenital ↔ acquired; fatty liver ↔ cirrhosis;
+    # ileus ↔ obstruction; tension ↔ primary pneumothorax; prerenal ↔ tubular; hypoxia ↔ hypercapnia
+    assert contrast("family history of breast cancer", "Personal history of malignant neoplasm of breast")
+    assert not contrast("family history of CAD", "Family history of ischemic heart disease")
+    assert contrast("Congenital hypothyroidism", "Unspecified acquired hypothyroidism")
+    assert contrast("hepatic steatosis", "Unspecified cirrhosis of liver")
+    assert contrast("paralytic ileus", "Unspecified intestinal obstruction")
+    assert contrast("Tension pneumothorax", "Primary spontaneous pneumothorax")
+    assert contrast("prerenal AKI", "Acute kidney failure with tubular necrosis")
+    assert contrast(
+        "acute on chronic hypercapnic respiratory failure",
+        "Acute and chronic respiratory failure with hypoxia",
+    )
+    # hematochezia ↔ melena, though the term table spells a bleed in the stool as either
+    assert contrast("hematochezia", "Melena") and not contrast("melena", "Blood in stool")
+    # an incarcerated or strangulated hernia is coded with obstruction; agitation is a behavioural disturbance
+    assert contrast(
+        "Strangulated inguinal hernia", "Unilateral inguinal hernia, without obstruction or gangrene"
+    )
+    assert contrast("dementia with agitation", "Dementia, unspecified, without behavioral disturbance")
+    # "malignant" pleural effusion and cancer pain name no neoplasm of their own
+    assert not contrast("malignant pleural effusion", "PLEURAL EFFUSION NOS")
+    assert not contrast("cancer pain", "Neoplasm related pain (acute) (chronic)")
+    # a respiratory failure's gas and a kidney failure's lesion are its kind, not a complication
+    assert (
+        uncovered_complication("acute respiratory failure", "Acute respiratory failure with hypoxia") is None
+    )
+    assert uncovered_complication("AKI", "Acute kidney failure with lesion of tubular necrosis") is None
+    assert uncovered_complication("T2DM", "Type 2 diabetes mellitus with foot ulcer")
+    # a complication the prediction adds, or a seizure the reference adds, is a second diagnosis
+    assert added_complication("thyroid storm", "Thyrotoxicosis, unspecified")
+    assert added_complication("HHS", "Type 2 diabetes mellitus with hyperglycemia")
+    assert not added_complication("hepatic coma", "Hepatic encephalopathy")
+    assert uncovered_sequel("alcohol withdrawal", "Alcohol withdrawal seizure")
+    assert not uncovered_sequel("epilepsy", "OTHER CONVULSIONS")
+    # a title's "with" clause does not make its text name that condition (J85.1 lung abscess with pneumonia)
+    assert not contained("pneumonia", "lung abscess", ["Abscess of lung with pneumonia"])
+    assert contained("thrombocytopenia", "immune thrombocytopenic purpura")
+
+
 def test_codes_read_from_titles_inclusion_terms_and_gems() -> None:
     assert "G40909" in exact_codes("EPILEP NOS W/O INTR EPIL")  # ICD-9 short title 345.90 → GEM
     assert "G40909" in exact_codes("Seizure disorder")  # an ICD-10-CM inclusion term of G40.909
@@ -673,7 +719,9 @@ def test_summary_carries_the_calibration_and_the_verdicts(matcher: GuardedMatche
 @pytest.mark.skipif(not DEV_PAIRS.exists(), reason=f"{DEV_PAIRS} is not in this checkout")
 def test_dev_pairs_reach_the_precision_floor(matcher: GuardedMatcher) -> None:
     recorded = recorded_guard_calibration()
-    assert recorded is not None and recorded.precision_floor == 0.98  # the issue's 0.95, with a margin
+    # the issue's 0.95, with a margin: raised from 0.98 once the first measurements on unseen pairs
+    # fell about four points below the calibration's precision (README, round 11)
+    assert recorded is not None and recorded.precision_floor == 0.985
     on_dev = {f["file"]: f for f in recorded.files}["pairs_dev.jsonl"]
     scores = score_matcher(matcher, read_pairs(DEV_PAIRS))
     assert recorded.precision >= recorded.precision_floor and scores.precision >= 0.95  # union, then dev

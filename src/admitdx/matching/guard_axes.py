@@ -70,6 +70,12 @@ EXCLUSIVE = (
     frozenset({"papillary", "tubular", "cortical"}),  # the kidney's necroses: N17.2 ↔ N17.0 ↔ N17.1
     frozenset({"traumatic", "spontaneous"}),  # a spontaneous bleed is nontraumatic: I62.0- ↔ S06.5-
     frozenset({"traumatic", "pathologic", "pathological"}),  # a fracture's cause: S12-S32 ↔ M84.4-, M80
+    frozenset({"congenital", "acquired"}),  # congenital (E03.1, Q chapter) ↔ acquired (E03.9, Z89)
+    frozenset({"ileus", "obstruction"}),  # (paralytic) ileus (K56.0, K56.7) ↔ intestinal obstruction (K56.6-)
+    frozenset({"prerenal", "tubular"}),  # prerenal azotemia (R39.2) ↔ acute tubular necrosis (N17.0)
+    frozenset(
+        {"tension", "primary"}
+    ),  # spontaneous tension (J93.0) ↔ primary spontaneous pneumothorax (J93.11)
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)
@@ -107,6 +113,10 @@ RESISTANCE = {"resistant": "resistant", "susceptible": "susceptible", "sensitive
 #: where a pneumonia was acquired: community (J18.9) ↔ ventilator (J95.851) ↔ hospital
 ACQUIRED = {"community": "community", "hospital": "hospital", "nosocomial": "hospital",
              "ventilator": "ventilator", "healthcare": "healthcare"}  # fmt: skip
+#: a respiratory failure's kind, by its gas: with hypoxia (J96.01) ↔ with hypercapnia (J96.02)
+GASES = {"hypoxia": "hypoxia", "hypoxic": "hypoxia", "hypoxemia": "hypoxia", "hypoxemic": "hypoxia",
+          "hypercapnia": "hypercapnia", "hypercapnic": "hypercapnia", "hypercarbia": "hypercapnia",
+          "hypercarbic": "hypercapnia"}  # fmt: skip
 #: the two inflammatory bowel diseases: Crohn's (K50) ↔ ulcerative colitis (K51)
 BOWEL_DISEASES = {"crohn": "crohn", "crohns": "crohn", "ulcerative": "ulcerative"}
 #: two causes of one condition ICD-10-CM codes apart (alcoholic ↔ diabetic ketoacidosis, neuropathy)
@@ -153,7 +163,8 @@ DRUG_EVENTS = {"poisoning": "poisoning", "overdose": "poisoning", "adverse": "ad
                 "underdosing": "underdosing"}  # fmt: skip
 NAMED_AXES = (("organ", ORGANS), ("organism", ORGANISMS), ("cause", CAUSES), ("substance", SUBSTANCES),
                ("resistance", RESISTANCE), ("acquired", ACQUIRED), ("vessel", VESSELS),
-               ("tobacco", TOBACCO), ("system", SYSTEMS), ("bowel disease", BOWEL_DISEASES))  # fmt: skip
+               ("tobacco", TOBACCO), ("system", SYSTEMS), ("bowel disease", BOWEL_DISEASES),
+               ("gas", GASES))  # fmt: skip
 #: limb (and back) sites, each as the path from its limb down: two texts whose sites neither hold the
 #: other name two places (cellulitis of thigh ↔ of foot, L03.11- ↔ L03.03-). "Leg" is the limb less
 #: the foot and "arm" the limb less the hand, as ICD-9-CM has them (682.6 "leg, except foot", 682.3

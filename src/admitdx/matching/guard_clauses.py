@@ -1,13 +1,15 @@
-"""What a reference's clauses add that the prediction does not name, for the guarded matcher: each
-one-way (a prediction more specific than its reference is not refused by them), each a reason the
-pair names two diagnoses:
+"""What one side's clauses add that the other does not name, for the guarded matcher, each a reason
+the pair names two diagnoses. All but the last are one-way (a prediction more specific than its
+reference is not refused by them):
 
 - a "with X" complication (:func:`uncovered_complication`: type 2 diabetes ↔ type 2 diabetes mellitus
   with foot ulcer);
 - a complication in the reference's own words (:func:`uncovered_sequel`: esophageal varices ↔
   variceal hemorrhage, aortic aneurysm ↔ dissecting aneurysm);
 - a cause the prediction names alone (:func:`only_the_cause`: pneumonia ↔ sepsis secondary to
-  pneumonia).
+  pneumonia);
+- a complication ICD codes as its disease's "with" child, named by the prediction alone
+  (:func:`added_complication`: thyroid storm ↔ thyrotoxicosis).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ _SEQUELS = {
     "withdrawal": (("withdraw",), ("withdraw",)),
     "ketoacidosis": (("ketoacidosis",), ("ketoacidosis",)),  # diabetes ↔ DIAB KETOACIDOSIS IDDM
     "delirium": (("delirium",), ("delirium", "confus")),  # an acute confusional state is one
+    # alcohol withdrawal ↔ alcohol withdrawal seizure, hypoglycemia ↔ hypoglycemic seizure
+    "seizure": (("convuls", "seizure"), ("convuls", "seizure", "epilep", "ictal", "postictal")),
 }
 
 
@@ -64,6 +68,8 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
         if {"manifestation", "manifestations", "severity", "symptoms", "conditions"} & set(clause.split()):
             continue  # ICD's residual clauses ("with other respiratory manifestations", "with
             # unspecified severity") name no complication: they are the disease as usually seen
+        if _KIND.match(clause):
+            continue
         words = [w for w in clause.split() if w not in skip and not w.isdigit() and w[:5] not in main]
         # a site names no complication: "with foot ulcer" is named by an ulcer, not by "foot"
         named = [w for w in words if w not in SITES] or words
@@ -72,6 +78,13 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
     return None
 
 
+#: "with" clauses that name the disease's kind, not a complication: a respiratory failure's gas
+#: (J96.01 "with hypoxia", J96.02 "with hypercapnia") and an acute kidney failure's lesion (N17.0
+#: "with tubular necrosis"). A clinician credits the parent for them: the blind writers labelled
+#: every such pair same (22 pairs in sets 2 to 38)
+_KIND = re.compile(
+    r"(?:lesion of )?(?:tubular|cortical|medullary|papillary) necrosis\b|(?:hypoxia|hypercapnia)\b"
+)
 _PARENTHESES = re.compile(r"\([^()]*\)")
 
 
@@ -84,6 +97,27 @@ def _essential(title: str) -> str:
 def _ends(word: str, said: list[str]) -> bool:
     """Whether a word said ends the clause's word or the reverse (neuropathy ↔ polyneuropathy)."""
     return any(len(w) > 5 and (word.endswith(w) or w.endswith(word)) for w in said)
+
+
+#: complications ICD codes as a disease's "with" child, as a prediction says them (a pattern's
+#: beginning) and as a reference may name them: E05.01 thyrotoxicosis with crisis or storm (a thyroid
+#: storm is spelled "thyrotoxic crisis" by the term table), E11.10 diabetes with ketoacidosis, E11.00
+#: with hyperosmolarity, K72.01 hepatic failure with coma (ICD's hepatic coma is hepatic
+#: encephalopathy), I70.26- atherosclerosis with gangrene
+_ADDED = {"storm": "storm|crisis", "thyrotoxic crisis": "storm|crisis", "ketoacido": "ketoacido",
+          "hyperosmola": "hyperosmola", "coma": "coma|encep", "gangren": "gangren"}  # fmt: skip
+
+
+def added_complication(prediction: str, reference: str) -> str | None:
+    """The prediction names a complication (:data:`_ADDED`) the reference does not: thyroid storm ↔
+    thyrotoxicosis, hyperosmolar hyperglycemic state ↔ type 2 diabetes with hyperglycemia. The
+    complicated disease is its own diagnosis (the labelling rule's "disease vs its complication"); a
+    prediction naming both is compared by its words as usual."""
+    said, named = guard_expand(prediction), guard_expand(reference)
+    for stem, names in _ADDED.items():
+        if re.search(rf"\b{stem}", said) and not re.search(rf"\b(?:{names})", named):
+            return f"prediction adds {stem}"
+    return None
 
 
 #: "secondary to", not ICD's "due to": "C. diff" names "Enterocolitis due to Clostridium difficile"

@@ -13,8 +13,9 @@ axis the ICD hierarchy separates — whatever their similarity:
 - named pairs of distinct conditions one organ apart in wording (fibrillation ↔ flutter,
   intoxication ↔ withdrawal, cervical/thoracic/lumbar), and different stages (CKD stage 3 ↔ 5);
 - named axes (organ, organism, cause, substance, resistance, count, place of acquisition, vessel,
-  tobacco product, organ system), limb and back sites (a limb holds its parts), a status (history
-  of, in remission, asymptomatic ↔ active), a device's status against its trouble, status
+  tobacco product, organ system, a respiratory failure's gas), limb and back sites (a limb holds its
+  parts), a bleed from the rectum ↔ melena, a status (history of, a relative's history, in
+  remission, asymptomatic ↔ active), a device's status against its trouble, status
   epilepticus against a single seizure, and a complication against an "uncomplicated" condition.
 
 What one side's clauses add that the other does not name (a complication, a bleed, a cause) is
@@ -86,6 +87,8 @@ _STATUS = (
             r"|\b(?:after|since|post) (?:an? |the )?(?:old )?(?:stroke|cerebral infarction)\b"
         ),
     ),
+    # a relative's history (Z80-Z84) is not the patient's own (Z85-Z87): "family history" is both
+    ("family", re.compile(r"\bfamily (?:history|hx)\b|\bfamilial history\b")),
     # "in remission", "in molecular remission"; an addiction's remission said as sobriety
     ("remission", re.compile(r"\bremission\b|\bsober\b|\bsobriety\b")),
     # Z21 asymptomatic HIV ("HIV positive NOS", its inclusion term) ↔ B20 HIV disease, AIDS
@@ -113,13 +116,19 @@ def _plain(text: str) -> frozenset[str]:
     dropped, plurals made singular."""
     kept = re.sub(r"\bwithout (?:(?!with\b)\w+ ?)+", "", guard_expand(text))
     words = content_words(kept)
-    return frozenset(_singular(w) for w in words if w not in ("other", "closed"))
+    return frozenset(_noun(_singular(w)) for w in words if w not in ("other", "closed"))
 
 
 def _singular(word: str) -> str:
     """A plural's singular ("metastases" and "itis"/"osis" words stay)."""
     plural = word.endswith("s") and not word.endswith(("is", "us", "ss", "es")) and len(word) > 4
     return word[:-1] if plural else word
+
+
+def _noun(word: str) -> str:
+    """A condition's adjective as its noun: "thrombocytopenic" names thrombocytopenia, "anemic" anemia
+    (immune thrombocytopenic purpura D69.3 is a thrombocytopenia, D69.6's child in all but code)."""
+    return word[:-1] + "a" if word.endswith(("penic", "emic")) and len(word) > 6 else word
 
 
 #: an added word with one of these endings names a second condition, not detail (cholelithiasis ↔
@@ -141,7 +150,10 @@ def contained(general: str, specific: str, specific_titles: Sequence[str] = ()) 
     if not g or g <= GENERIC - {"failure", "insufficiency"}:
         return False
     own = _plain(specific)
-    if own == g or not g <= own.union(*(_plain(t) for t in specific_titles)):
+    # a title's "with" clause (to its comma) names a second condition, not the text's own (J85.1
+    # "Abscess of lung with pneumonia" does not make a lung abscess a pneumonia)
+    titles = (re.sub(r"\bwith\b[^,]*", " ", t) for t in specific_titles)
+    if own == g or not g <= own.union(*(_plain(t) for t in titles)):
         return False
     added = own - g
     axes = frozenset().union(*(axis for axis in EXCLUSIVE if axis & g))
@@ -361,7 +373,7 @@ def contrast(a: str, b: str) -> str | None:
         ha, hb = axis & sa, axis & sb
         if ha and hb and not ha & hb:
             return f"{'/'.join(sorted(ha))} vs {'/'.join(sorted(hb))}"
-    if why := _other_count(sa, sb) or _origin(ea, eb, sa, sb):
+    if why := _other_count(sa, sb) or _origin(ea, eb, sa, sb) or _bleed_way(a, b):
         return why
     ca, cb = (set(_MALIGNANCY_CAUSE.sub(" ", e).split()) for e in (ea, eb))
     if _malignant(ca) != _malignant(cb):
@@ -416,6 +428,29 @@ def contrast(a: str, b: str) -> str | None:
     return None
 
 
+#: a bleed's way out, read in the text as written (the term table spells hematochezia and "blood in
+#: stool", which may be either, alike): bright red blood from the rectum (K62.5) ↔ melena, the upper
+#: tract's black stool (K92.1). Two blind writers each labelled hematochezia ↔ melena different
+_RECTAL_BLEED = re.compile(
+    r"\b(?:ha?ematochezia|brbpr|bright red blood|rectal (?:bleed|hemorrhage)"
+    r"|hemorrhage of (?:anus and )?rectum)"
+)
+_MELENA = re.compile(r"\b(?:mela?ena|black (?:tarry )?stools?|tarry stools?)\b")
+
+
+def _bleed_way(a: str, b: str) -> str | None:
+    """One text names a bleed from the rectum and the other melena (:data:`_RECTAL_BLEED`)."""
+    for x, y in ((a.lower(), b.lower()), (b.lower(), a.lower())):
+        if (
+            _RECTAL_BLEED.search(x)
+            and _MELENA.search(y)
+            and not _MELENA.search(x)
+            and not _RECTAL_BLEED.search(y)
+        ):
+            return "rectal bleeding vs melena"
+    return None
+
+
 def _low_count(word: str) -> bool:
     return word.endswith("penia")
 
@@ -458,10 +493,12 @@ _MALIGNANCY_CAUSE = re.compile(
     r"|\b(?:cancer|malignant neoplasm) chemotherapy\b"
     # a malignancy as the cause: "cancer related anemia" (D63.0 "Anemia in neoplastic disease")
     r"|\b(?:cancer|malignancy|malignant neoplasm|tumor) (?:related|associated|induced)\b"
-    r"|\bin neoplastic disease\b|\bneoplasm related\b"  # G89.3 "Neoplasm related pain"
+    # G89.3 "Neoplasm related pain", said as cancer pain
+    r"|\bin neoplastic disease\b|\bneoplasm related\b|\b(?:cancer|tumor|malignant neoplasm) pain\b"
     # "malignant" that names no neoplasm: I10's inclusion term "(malignant) hypertension",
-    # T88.3 malignant hyperthermia, G21.0 neuroleptic malignant syndrome, H60.2 malignant otitis externa
-    r"|\bmalignant (?=hypertension|hyperthermia|syndrome|otitis)"
+    # T88.3 malignant hyperthermia, G21.0 neuroleptic malignant syndrome, H60.2 malignant otitis externa,
+    # and J91.0 malignant pleural effusion (the effusion, coded beside its neoplasm)
+    r"|\bmalignant (?=hypertension|hyperthermia|syndrome|otitis|pleural effusion)"
 )
 
 

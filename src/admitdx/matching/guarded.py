@@ -49,7 +49,12 @@ from admitdx.errors import UsageError
 from admitdx.matching.base import Matcher, MatchOutcome, MatchTask, assign_one_to_one
 from admitdx.matching.calibration import recorded_calibration
 from admitdx.matching.guard_calibration import GuardThresholds, recorded_guard_calibration
-from admitdx.matching.guard_clauses import only_the_cause, uncovered_complication, uncovered_sequel
+from admitdx.matching.guard_clauses import (
+    added_complication,
+    only_the_cause,
+    uncovered_complication,
+    uncovered_sequel,
+)
 from admitdx.matching.guard_codes import (
     any_compatible,
     chapter,
@@ -321,6 +326,7 @@ def _assess(
             or uncovered_complication(prediction, v)
             or uncovered_sequel(prediction, v)
             or only_the_cause(prediction, v)
+            or added_complication(prediction, v)
         ):
             return Assessment("contrast", similarity, why)
     if not p.codes or not r.codes:
