@@ -81,7 +81,7 @@ def uncovered_complication(prediction: str, reference: str) -> str | None:
 #: "with" clauses that name the disease's kind, not a complication: a respiratory failure's gas
 #: (J96.01 "with hypoxia", J96.02 "with hypercapnia") and an acute kidney failure's lesion (N17.0
 #: "with tubular necrosis"). A clinician credits the parent for them: the blind writers labelled
-#: every such pair same (22 pairs in sets 2 to 38)
+#: all 27 such pairs of the forty used files same, none different
 _KIND = re.compile(
     r"(?:lesion of )?(?:tubular|cortical|medullary|papillary) necrosis\b|(?:hypoxia|hypercapnia)\b"
 )
