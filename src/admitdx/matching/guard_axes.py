@@ -73,9 +73,7 @@ EXCLUSIVE = (
     frozenset({"congenital", "acquired"}),  # congenital (E03.1, Q chapter) ↔ acquired (E03.9, Z89)
     frozenset({"ileus", "obstruction"}),  # (paralytic) ileus (K56.0, K56.7) ↔ intestinal obstruction (K56.6-)
     frozenset({"prerenal", "tubular"}),  # prerenal azotemia (R39.2) ↔ acute tubular necrosis (N17.0)
-    frozenset(
-        {"tension", "primary"}
-    ),  # spontaneous tension (J93.0) ↔ primary spontaneous pneumothorax (J93.11)
+    frozenset({"tension", "primary"}),  # spontaneous tension (J93.0) ↔ primary pneumothorax (J93.11)
 )
 #: organ words, spelled out, by organ: two texts that each name an organ and share none name different
 #: conditions (acute liver failure ↔ acute kidney failure, cardiac ↔ pulmonary sarcoidosis)

@@ -430,7 +430,8 @@ def contrast(a: str, b: str) -> str | None:
 
 #: a bleed's way out, read in the text as written (the term table spells hematochezia and "blood in
 #: stool", which may be either, alike): bright red blood from the rectum (K62.5) ↔ melena, the upper
-#: tract's black stool (K92.1). Two blind writers each labelled hematochezia ↔ melena different
+#: tract's black stool (K92.1). The blind writers labelled all seven hematochezia ↔ melena pairs of
+#: the used files different, though the dictionary reading codes both K92.1
 _RECTAL_BLEED = re.compile(
     r"\b(?:ha?ematochezia|brbpr|bright red blood|rectal (?:bleed|hemorrhage)"
     r"|hemorrhage of (?:anus and )?rectum)"
