@@ -228,7 +228,7 @@ def is_open(code: str) -> bool:
     """Whether a code leaves its condition open: a category with children (J18, D86), or a code whose
     description says "unspecified" or "other" (D64.9 "Anemia, unspecified", J93.83 "Other
     pneumothorax", R57.9 "Shock, unspecified"). Only such a code may stand for a more specific
-    wording of the same condition (see :func:`admitdx.matching.guard_compare.contained`)."""
+    wording of the same condition (see :func:`admitdx.matching.guard_contained.contained`)."""
     known = _known(code)
     if known is None:
         return False

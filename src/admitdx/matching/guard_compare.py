@@ -1,6 +1,5 @@
 """How two spelled-out diagnosis texts (:mod:`admitdx.matching.guard_text`) compare, for the guarded
-matcher: the contrasts a clinician would never credit, and whether one names the other with more
-detail.
+matcher: the contrasts a clinician would never credit.
 
 **Contrasts** (:func:`contrast`): a pair is refused when the two texts name opposite values of one
 axis the ICD hierarchy separates — whatever their similarity:
@@ -19,15 +18,13 @@ axis the ICD hierarchy separates — whatever their similarity:
   epilepticus against a single seizure, and a complication against an "uncomplicated" condition.
 
 What one side's clauses add that the other does not name (a complication, a bleed, a cause) is
-:mod:`admitdx.matching.guard_clauses`'s.
-
-**Containment** (:func:`contained`): one text names the other with only more detail.
+:mod:`admitdx.matching.guard_clauses`'s; whether one text names the other with only more detail is
+:mod:`admitdx.matching.guard_contained`'s.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from admitdx.matching.guard_axes import (
     DEGREE,
@@ -46,7 +43,7 @@ from admitdx.matching.guard_axes import (
     SUBSTANCES,
     UPPER,
 )
-from admitdx.matching.guard_text import GENERIC, QUALIFIERS, content_words, guard_expand
+from admitdx.matching.guard_text import QUALIFIERS, guard_expand
 from admitdx.matching.normalize import expand_diagnosis
 
 #: a seizure that does not stop (G40.-01, G41, ICD-9 345.3 "grand mal status", MIMIC's GRAND MAL STATUS
@@ -108,56 +105,6 @@ _NOT_IN_REMISSION = re.compile(r"\b(?:not|without mention of) (?:having )?(?:ach
 #: :data:`_KINDRED_STEM` letters) are two conditions (bronchiolitis ↔ bronchiectasis)
 _KINDRED_ENDINGS = ("itis", "osis", "asis", "emia", "oma", "pathy", "algia", "plasia", "trophy")
 _KINDRED_STEM = 6
-
-
-def _plain(text: str) -> frozenset[str]:
-    """Content words compared for containment: a "without …" clause dropped (calculus of gallbladder
-    without cholecystitis does not name cholecystitis), "other" and "closed" (a fracture's default)
-    dropped, plurals made singular."""
-    kept = re.sub(r"\bwithout (?:(?!with\b)\w+ ?)+", "", guard_expand(text))
-    words = content_words(kept)
-    return frozenset(_noun(_singular(w)) for w in words if w not in ("other", "closed"))
-
-
-def _singular(word: str) -> str:
-    """A plural's singular ("metastases" and "itis"/"osis" words stay)."""
-    plural = word.endswith("s") and not word.endswith(("is", "us", "ss", "es")) and len(word) > 4
-    return word[:-1] if plural else word
-
-
-def _noun(word: str) -> str:
-    """A condition's adjective as its noun: "thrombocytopenic" names thrombocytopenia, "anemic" anemia
-    (immune thrombocytopenic purpura D69.3 is a thrombocytopenia, D69.6's child in all but code)."""
-    return word[:-1] + "a" if word.endswith(("penic", "emic")) and len(word) > 6 else word
-
-
-#: an added word with one of these endings names a second condition, not detail (cholelithiasis ↔
-#: gallstone pancreatitis, hypertension ↔ hypertensive nephropathy)
-_CONDITION_ENDINGS = ("itis", "osis", "iasis", "emia", "oma", "pathy", "algia", "ectomy")
-
-
-def contained(general: str, specific: str, specific_titles: Sequence[str] = ()) -> bool:
-    """Whether ``specific`` names ``general`` with only more detail: every content word of the general
-    text is in the specific one (or in the specific side's code titles: "alcoholic cirrhosis" is
-    K70.3 "Alcoholic cirrhosis of liver"), the general text is no catch-all (:data:`GENERIC`), and
-    what the specific text adds is detail, not a second condition: no word ending like a condition
-    (:data:`_CONDITION_ENDINGS`), no second value on a contrast axis the general text already sets
-    (systolic heart failure ↔ combined systolic and diastolic heart failure). "Anemia" ↔ "acute
-    posthemorrhagic anemia", "pneumonia" ↔ "right lower lobe pneumonia". The words alone would
-    also credit "hypertension" ↔ "pulmonary hypertension": the caller guards the rule by the codes
-    (:func:`admitdx.matching.guard_codes.is_open`, one chapter)."""
-    g = _plain(general)
-    if not g or g <= GENERIC - {"failure", "insufficiency"}:
-        return False
-    own = _plain(specific)
-    # a title's "with" clause (to its comma) names a second condition, not the text's own (J85.1
-    # "Abscess of lung with pneumonia" does not make a lung abscess a pneumonia)
-    titles = (re.sub(r"\bwith\b[^,]*", " ", t) for t in specific_titles)
-    if own == g or not g <= own.union(*(_plain(t) for t in titles)):
-        return False
-    added = own - g
-    axes = frozenset().union(*(axis for axis in EXCLUSIVE if axis & g))
-    return not any(w.endswith(_CONDITION_ENDINGS) for w in added) and not added & axes
 
 
 def _inflamed(words: set[str]) -> set[str]:

@@ -1,6 +1,7 @@
 """The guarded matcher's reading of one diagnosis text: terms spelled out, ambiguous abbreviations
 read in each meaning, content words, and the generic words that name no condition. How two read
-texts compare (contrasts, complications, containment) is :mod:`admitdx.matching.guard_compare`.
+texts compare is :mod:`admitdx.matching.guard_compare` (contrasts), :mod:`~admitdx.matching.guard_clauses`
+(complications) and :mod:`~admitdx.matching.guard_contained` (containment).
 
 **Terms** (:func:`guard_expand`): after :func:`admitdx.matching.normalize.expand_diagnosis` (case,
 punctuation, British spelling, the exact matcher's abbreviations), the shipped table

@@ -66,7 +66,8 @@ from admitdx.matching.guard_codes import (
     is_open,
     names_other,
 )
-from admitdx.matching.guard_compare import contained, contrast
+from admitdx.matching.guard_compare import contrast
+from admitdx.matching.guard_contained import contained
 from admitdx.matching.guard_text import GENERIC, content_words, guard_expand, readings, terms
 from admitdx.matching.icd_mapping import DEFAULT_CANDIDATES, TitleIndex, dictionary
 from admitdx.matching.normalize import normalize_diagnosis
