@@ -1,5 +1,6 @@
 """A study's lanes run in threads of one process: nothing may end OpenBLAS's helper threads (the
-scorer's resting of them, or a fork) under another lane's product (admitdx.concurrency).
+scorer's resting of them, or a fork) under another lane's product (admitdx.concurrency); and a
+forked pool's workers end on the pool's SIGTERM whatever handler their parent holds.
 
 Real parts: numpy's OpenBLAS, the study's run_in_lanes, the scorer's bootstrap products, a real
 SIGKILL. Each hang-prone run is its own process with a timeout, so a hang fails the test instead
@@ -119,3 +120,22 @@ def test_a_server_whose_parent_is_already_gone_exits_at_once() -> None:
     env = {**os.environ, PARENT_PID_ENV: "1"}  # not this test's process: "the parent has ended"
     done = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "has ended" in done.stderr and "ready" not in done.stdout
+
+
+# a SIGTERM handler that does not exit, as a Ray driver leaves in a pytest worker; before the workers
+# took the default action this hung in Pool.join (CI, test_synthetic_determinism)
+POOL_SCRIPT = """
+import signal, sys, tempfile
+from pathlib import Path
+from admitdx.synthetic import generate
+signal.signal(signal.SIGTERM, lambda *_: None)
+with tempfile.TemporaryDirectory() as d:
+    generate.generate_synthetic(Path(d) / "two", patients=generate.CHUNK_SIZE + 30, seed=5, workers=2)
+print("generated")
+"""
+
+
+def test_a_pool_ends_its_workers_under_a_parent_sigterm_handler_that_does_not_exit() -> None:
+    done = subprocess.run([sys.executable, "-c", POOL_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "generated"

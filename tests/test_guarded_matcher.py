@@ -36,7 +36,8 @@ from admitdx.matching.guard_codes import (
     is_open,
     stands_for,
 )
-from admitdx.matching.guard_compare import contained, contrast
+from admitdx.matching.guard_compare import contrast
+from admitdx.matching.guard_contained import contained
 from admitdx.matching.guard_text import TERMS_FILE, _rows, guard_expand, readings, terms
 from admitdx.matching.guarded import GuardedMatcher
 from admitdx.matching.quality import matcher_quality, quality_line, recorded_scores

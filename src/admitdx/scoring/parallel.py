@@ -10,10 +10,9 @@ Workers keep the parent's BLAS thread count on purpose: OpenBLAS sums a matrix p
 order that depends on its thread count (measured: one thread instead of two moves the last bits of
 bootstrap intervals), and a run must write the same bytes whatever ``jobs`` is.
 
-Workers take the default SIGTERM action, unblocked: the pool ends them with SIGTERM when it closes,
-and a forked worker inherits the parent's handler and signal mask. Once, in CI, a worker forked from
-a process that had run a Ray driver outlived the pool's SIGTERM, waiting on the pool's queue lock
-while the parent joined it forever.
+Workers take the default SIGTERM action, unblocked (:func:`admitdx.concurrency.default_sigterm`):
+once, in CI, a worker forked from a process that had run a Ray driver outlived the pool's SIGTERM,
+waiting on the pool's queue lock while the parent joined it forever.
 
 Errors: a worker's :class:`~admitdx.errors.AdmitdxError` comes back as a :class:`Failure` value
 (pickling an exception keeps only its ``args``: an InputError would lose its hint, table and
@@ -25,12 +24,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from admitdx.concurrency import alone
+from admitdx.concurrency import alone, default_sigterm
 from admitdx.errors import AdmitdxError
 
 T = TypeVar("T")
@@ -58,15 +56,10 @@ def fork_map(fn: Callable[[int], T], n: int, workers: int) -> Iterator[T]:
     _TASK = fn
     try:
         context = multiprocessing.get_context("fork")
-        with context.Pool(workers, initializer=_default_sigterm) as pool:
+        with context.Pool(workers, initializer=default_sigterm) as pool:
             yield from pool.imap(_call, range(n))
     finally:
         _TASK = None
-
-
-def _default_sigterm() -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def _call(k: int) -> Any:

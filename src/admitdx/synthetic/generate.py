@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from admitdx import __version__
+from admitdx.concurrency import default_sigterm
 from admitdx.errors import UsageError
 from admitdx.synthetic import ids
 from admitdx.synthetic.calibration import Knobs
@@ -69,7 +70,7 @@ def _results(tasks: list, workers: int) -> Iterator[tuple[dict[str, bytes], byte
         yield from map(run_chunk, tasks)
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with multiprocessing.get_context(method).Pool(workers) as pool:
+    with multiprocessing.get_context(method).Pool(workers, initializer=default_sigterm) as pool:
         yield from pool.imap(run_chunk, tasks)
 
 
